@@ -1,0 +1,106 @@
+/*
+ * gaussian.c - the analytic Gaussian mechanism (Balle & Wang, ICML 2018).
+ *
+ * The composition of Gaussian mechanisms with noise multipliers sigma_i is
+ * a Gaussian mechanism with 1/sigma^2 = sum_i 1/sigma_i^2 (its privacy loss
+ * is N(mu^2/2, mu^2) with mu^2 the sum), so the state is one number and the
+ * profile is exact: delta(eps) = Phi(-eps sigma + 1/(2 sigma))
+ * - e^eps Phi(-eps sigma - 1/(2 sigma))  (Balle & Wang 2018, Theorem 8).
+ * A mu-GDP event is the same pair of distributions with sigma = 1/mu.
+ */
+#include "gaussian_profile.h"
+#include "internal.h"
+#include "numerics.h"
+
+#include <math.h>
+
+typedef struct {
+    dpa_sum inv_var; /* sum of times / sigma_i^2 */
+} gaussian_state;
+
+/* 1/sigma^2 of a leaf, or EUNSUPPORTED with the reason. */
+static int leaf_inv_var(const dpa_event *e, double *inv_var, dpa_error *err)
+{
+    switch (dpa_event_get_kind(e)) {
+    case DPA_EVENT_GAUSSIAN: {
+        double s = dpa_event_param(e, 0);
+        *inv_var = 1.0 / (s * s);
+        return DPA_OK;
+    }
+    case DPA_EVENT_GDP: {
+        double mu = dpa_event_param(e, 0);
+        *inv_var = mu * mu;
+        return DPA_OK;
+    }
+    default:
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "gaussian: %s events are not supported (the analytic Gaussian is exact "
+                        "only for compositions of unsampled Gaussian noise; try gdp, rdp or pld)",
+                        dpa_event_kind_name(dpa_event_get_kind(e)));
+    }
+}
+
+static int check_leaf(const dpa_event *e, double times, void *ctx, dpa_error *err)
+{
+    (void)times; (void)ctx;
+    double v;
+    return leaf_inv_var(e, &v, err);
+}
+
+static int add_leaf(const dpa_event *e, double times, void *ctx, dpa_error *err)
+{
+    double v;
+    int st = leaf_inv_var(e, &v, err);
+    if (!st) dpa_sum_add(&((gaussian_state *)ctx)->inv_var, times * v);
+    return st;
+}
+
+static int gaussian_supports(const void *state, const dpa_options *opt, const dpa_event *e,
+                             dpa_error *err)
+{
+    (void)state; (void)opt;
+    return dpa_event_visit_leaves(e, check_leaf, NULL, err);
+}
+
+static int gaussian_compose(void *state, const dpa_options *opt, const dpa_event *e,
+                            dpa_error *err)
+{
+    (void)opt;
+    return dpa_event_visit_leaves(e, add_leaf, state, err);
+}
+
+static double total_mu(const gaussian_state *s)
+{
+    return sqrt(dpa_sum_value(&s->inv_var));
+}
+
+static int gaussian_epsilon(void *state, const dpa_options *opt, double delta, dpa_bound *out,
+                            dpa_error *err)
+{
+    (void)opt;
+    return dpa_gdp_epsilon(total_mu(state), delta, out, err);
+}
+
+static int gaussian_delta(void *state, const dpa_options *opt, double epsilon, dpa_bound *out,
+                          dpa_error *err)
+{
+    (void)opt;
+    return dpa_gdp_delta(total_mu(state), epsilon, out, err);
+}
+
+static double gaussian_state_value(const void *state, const char **what)
+{
+    *what = "sigma_eff";
+    return 1.0 / total_mu(state);
+}
+
+const dpa_accountant_ops dpa_gaussian_accountant = {
+    .name = "gaussian",
+    .summary = "analytic Gaussian mechanism (Balle & Wang 2018): exact for unsampled Gaussian noise",
+    .state_size = sizeof(gaussian_state),
+    .supports = gaussian_supports,
+    .compose = gaussian_compose,
+    .epsilon = gaussian_epsilon,
+    .delta = gaussian_delta,
+    .state_value = gaussian_state_value,
+};

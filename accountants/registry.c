@@ -1,0 +1,23 @@
+/*
+ * registry.c - the accountants, by name.  Adding an accountant is one
+ * module in accountants/ and one line in each table below.
+ */
+#include "internal.h"
+
+extern const dpa_accountant_ops dpa_gaussian_accountant;
+extern const dpa_accountant_ops dpa_gdp_accountant;
+extern const dpa_accountant_ops dpa_zcdp_accountant;
+
+const dpa_accountant_ops *const dpa_registry[] = {
+    &dpa_gaussian_accountant,
+    &dpa_gdp_accountant,
+    &dpa_zcdp_accountant,
+    NULL,
+};
+
+const char *const dpa_registry_names[] = {
+    "gaussian",
+    "gdp",
+    "zcdp",
+    NULL,
+};

@@ -1,0 +1,275 @@
+/*
+ * dpacct.h - public interface of libdpacct, the differential-privacy accountant.
+ *
+ * Conventions (see docs/dpacct-api.md and DESIGN.md):
+ *  - Every fallible function takes an optional `dpa_error *err` as its last
+ *    argument.  Functions that produce an object return it (NULL on failure);
+ *    all others return an int status: DPA_OK (0) or a negative DPA_E* code.
+ *    On failure `err`, when not NULL, receives the status and a sentence that
+ *    names the offending argument.
+ *  - Event wrappers take ownership of the events passed to them, also when
+ *    they fail, so constructors nest:
+ *        dpa_error err = {0};
+ *        dpa_event *e = dpa_event_self_composed(
+ *            dpa_event_poisson_sampled(q, dpa_event_gaussian(sigma, &err), &err),
+ *            steps, &err);
+ *        if (!e) fprintf(stderr, "%s\n", err.message);
+ *    A wrapper given a NULL child returns NULL and keeps the child's error.
+ *  - "noise multiplier" is always sigma / sensitivity, the sensitivity being
+ *    measured under the accountant's neighbouring relation.
+ *  - The library keeps no global mutable state, never prints and never exits.
+ */
+#ifndef DPACCT_H
+#define DPACCT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status codes ------------------------------------------------------ */
+enum {
+    DPA_OK = 0,
+    DPA_EINVAL = -1,       /* an argument is out of its domain */
+    DPA_ENOMEM = -2,       /* memory exhausted */
+    DPA_EUNSUPPORTED = -3, /* the accountant cannot account for this event */
+    DPA_EACCURACY = -4,    /* requested accuracy not reachable within limits */
+    DPA_ENOTFOUND = -5,    /* unknown accountant name */
+    DPA_ENOBRACKET = -6    /* a search interval does not contain a solution */
+};
+
+#define DPA_ERROR_MESSAGE_SIZE 256
+typedef struct dpa_error {
+    int status;
+    char message[DPA_ERROR_MESSAGE_SIZE];
+} dpa_error;
+
+/* A sentence describing a status code (static storage). */
+const char *dpa_strerror(int status);
+
+/* Version of the library, "MAJOR.MINOR.PATCH". */
+const char *dpa_version(void);
+
+/* ---- bounds ------------------------------------------------------------ */
+enum {
+    DPA_APPROXIMATE = 1u << 0,   /* an approximation, not a guarantee */
+    DPA_EXACT = 1u << 1,         /* lower and upper differ by rounding only */
+    DPA_NO_LOWER = 1u << 2,      /* the method has no lower bound; lower = 0 */
+    DPA_UNBOUNDED = 1u << 3,     /* no finite epsilon: upper = +inf */
+    DPA_CONV_CLASSIC = 1u << 4,  /* zCDP/RDP: eps = rho + 2 sqrt(rho log 1/delta) */
+    DPA_CONV_CKS = 1u << 5,      /* zCDP/RDP: Canonne-Kamath-Steinke 2020 conversion */
+    DPA_ORDER_AT_EDGE = 1u << 6  /* RDP: optimal order at the edge of the grid */
+};
+
+/* The answer to a privacy query.  The true value lies in [lower, upper];
+ * `upper` is the number to report.  `estimate` is the best point value.
+ * `order` is the Renyi order used by a conversion, 0 when none was used. */
+typedef struct dpa_bound {
+    double lower;
+    double estimate;
+    double upper;
+    double order;
+    unsigned flags;
+} dpa_bound;
+
+/* Describe the flags of a bound in words, e.g. "approximate (not a
+ * guarantee)"; writes at most `size` bytes, returns the number needed. */
+size_t dpa_bound_describe(unsigned flags, char *buf, size_t size);
+
+/* ---- events ------------------------------------------------------------ */
+typedef struct dpa_event dpa_event;
+
+typedef enum dpa_event_kind {
+    DPA_EVENT_GAUSSIAN,
+    DPA_EVENT_LAPLACE,
+    DPA_EVENT_RANDOMIZED_RESPONSE,
+    DPA_EVENT_DISCRETE_GAUSSIAN,
+    DPA_EVENT_DISCRETE_LAPLACE,
+    DPA_EVENT_EXPONENTIAL,
+    DPA_EVENT_EPSILON_DELTA,
+    DPA_EVENT_ZCDP,
+    DPA_EVENT_GDP,
+    DPA_EVENT_TREE_AGGREGATION,
+    DPA_EVENT_NOISY_CGD,
+    DPA_EVENT_SHUFFLED,
+    DPA_EVENT_POISSON_SAMPLED,
+    DPA_EVENT_SAMPLED_WITHOUT_REPLACEMENT,
+    DPA_EVENT_SAMPLED_WITH_REPLACEMENT,
+    DPA_EVENT_SELF_COMPOSED,
+    DPA_EVENT_COMPOSED,
+    DPA_EVENT_REPEATED_SELECTED
+} dpa_event_kind;
+
+/* Leaves. */
+dpa_event *dpa_event_gaussian(double noise_multiplier, dpa_error *err);
+dpa_event *dpa_event_laplace(double noise_multiplier, dpa_error *err);
+/* k-ary randomized response answering truthfully w.p. e^eps/(e^eps+k-1). */
+dpa_event *dpa_event_randomized_response(double epsilon, uint32_t k, dpa_error *err);
+dpa_event *dpa_event_discrete_gaussian(double sigma, uint64_t sensitivity, dpa_error *err);
+dpa_event *dpa_event_discrete_laplace(double scale, uint64_t sensitivity, dpa_error *err);
+/* Exponential mechanism with privacy parameter epsilon (bounded range eps). */
+dpa_event *dpa_event_exponential(double epsilon, dpa_error *err);
+/* A black box known only to be (epsilon, delta)-DP. */
+dpa_event *dpa_event_epsilon_delta(double epsilon, double delta, dpa_error *err);
+/* (xi, rho)-approximate zCDP: D_alpha <= xi + rho * alpha for all alpha > 1. */
+dpa_event *dpa_event_zcdp(double rho, double xi, dpa_error *err);
+dpa_event *dpa_event_gdp(double mu, dpa_error *err);
+/* Tree aggregation (DP-FTRL) over `steps` leaves with the given noise
+ * multiplier; `restart_every` steps (0 = a single tree). */
+dpa_event *dpa_event_tree_aggregation(double noise_multiplier, uint64_t steps,
+                                      uint64_t restart_every, dpa_error *err);
+/* Final iterate of noisy cyclic GD (hidden state): strongly convex (m),
+ * smooth (M) loss, step size eta, gradient sensitivity, noise sigma,
+ * dataset of n examples in b batches, for `epochs` passes. */
+typedef struct dpa_noisy_cgd_params {
+    double strong_convexity; /* m > 0 */
+    double smoothness;       /* M >= m */
+    double step_size;        /* eta in (0, 2/M) */
+    double sensitivity;      /* per-example gradient sensitivity */
+    double sigma;            /* noise standard deviation */
+    uint64_t batches;        /* batches per epoch */
+    uint64_t epochs;
+} dpa_noisy_cgd_params;
+dpa_event *dpa_event_noisy_cgd(const dpa_noisy_cgd_params *p, dpa_error *err);
+/* n users each applying an eps0-local randomizer, outputs shuffled. */
+dpa_event *dpa_event_shuffled(double epsilon0, uint64_t n, dpa_error *err);
+
+/* Wrappers (own `inner`, also on failure). */
+dpa_event *dpa_event_poisson_sampled(double q, dpa_event *inner, dpa_error *err);
+dpa_event *dpa_event_sampled_without_replacement(uint64_t n, uint64_t m,
+                                                 dpa_event *inner, dpa_error *err);
+dpa_event *dpa_event_sampled_with_replacement(uint64_t n, uint64_t m,
+                                              dpa_event *inner, dpa_error *err);
+dpa_event *dpa_event_self_composed(dpa_event *inner, uint64_t count, dpa_error *err);
+/* Takes ownership of the n events (and frees them if it fails). */
+dpa_event *dpa_event_composed(dpa_event *const *events, size_t n, dpa_error *err);
+/* Private tuning (Papernot & Steinke 2022): run `inner` a random number of
+ * times and release the best.  distribution: DPA_REPEAT_POISSON (parameter
+ * = mean) or DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL (eta, gamma). */
+enum { DPA_REPEAT_POISSON = 0, DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL = 1 };
+dpa_event *dpa_event_repeated_selected(dpa_event *inner, int distribution,
+                                       double param1, double param2, dpa_error *err);
+
+void dpa_event_free(dpa_event *e);
+dpa_event *dpa_event_copy(const dpa_event *e, dpa_error *err);
+
+/* Read access, for accountants and tools. */
+dpa_event_kind dpa_event_get_kind(const dpa_event *e);
+/* Numeric parameter i of a leaf or wrapper (see the table in event.c),
+ * NaN if the event has no such parameter. */
+double dpa_event_param(const dpa_event *e, unsigned i);
+/* Integer parameter i (counts, sizes); 0 if none. */
+uint64_t dpa_event_count(const dpa_event *e, unsigned i);
+size_t dpa_event_num_children(const dpa_event *e);
+const dpa_event *dpa_event_child(const dpa_event *e, size_t i);
+const char *dpa_event_kind_name(dpa_event_kind kind);
+/* Write a one-line description such as "self_composed(poisson(q=0.004,
+ * gaussian(sigma=1.1)), 14063)"; returns the length needed. */
+size_t dpa_event_describe(const dpa_event *e, char *buf, size_t size);
+
+/* ---- options ----------------------------------------------------------- */
+typedef enum dpa_relation {
+    DPA_ADD_REMOVE = 0, /* default, as in Opacus and dp_accounting */
+    DPA_REPLACE_ONE = 1 /* substitution of one record */
+} dpa_relation;
+
+typedef struct dpa_options {
+    dpa_relation relation;
+    /* Accountant-specific knobs; 0 means "the accountant's default". */
+    double tolerance;     /* relative accuracy target for eps queries */
+} dpa_options;
+
+/* Fill `opt` with the defaults. */
+void dpa_options_init(dpa_options *opt);
+
+/* ---- accountants ------------------------------------------------------- */
+typedef struct dpa_accountant dpa_accountant;
+
+/* Names of the registered accountants, NULL-terminated (static storage). */
+const char *const *dpa_accountant_names(void);
+/* One-line description of an accountant, NULL if the name is unknown. */
+const char *dpa_accountant_summary(const char *method);
+
+/* opt may be NULL for the defaults. */
+dpa_accountant *dpa_accountant_new(const char *method, const dpa_options *opt,
+                                   dpa_error *err);
+const char *dpa_accountant_name(const dpa_accountant *a);
+/* DPA_OK if the accountant can compose `e`; otherwise DPA_EUNSUPPORTED (or
+ * DPA_EINVAL) with the reason in err.  Does not change the accountant. */
+int dpa_accountant_supports(const dpa_accountant *a, const dpa_event *e, dpa_error *err);
+/* Compose `e` into the accountant's state.  On failure the state is unchanged. */
+int dpa_accountant_compose(dpa_accountant *a, const dpa_event *e, dpa_error *err);
+/* Smallest epsilon for which the composed mechanism is (eps, delta)-DP, delta in (0, 1). */
+int dpa_accountant_epsilon(dpa_accountant *a, double delta, dpa_bound *out, dpa_error *err);
+/* Smallest delta for which the composed mechanism is (eps, delta)-DP, eps >= 0. */
+int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_error *err);
+/* A scalar summary of the native state: sigma_eff (gaussian), mu (gdp),
+ * rho (zcdp).  `what` receives its name (static storage) when not NULL. */
+int dpa_accountant_state(const dpa_accountant *a, double *value, const char **what,
+                         dpa_error *err);
+void dpa_accountant_free(dpa_accountant *a);
+
+/* ---- closed forms ------------------------------------------------------ */
+/* delta(eps) of mu-GDP, equivalently of the Gaussian mechanism with noise
+ * multiplier 1/mu (Dong, Roth & Su 2022, Cor. 2.13; Balle & Wang 2018, Thm 8). */
+int dpa_gdp_delta(double mu, double epsilon, dpa_bound *out, dpa_error *err);
+int dpa_gdp_epsilon(double mu, double delta, dpa_bound *out, dpa_error *err);
+/* The mu for which mu-GDP is exactly (eps, delta)-DP; `out` brackets it. */
+int dpa_gdp_mu(double epsilon, double delta, dpa_bound *out, dpa_error *err);
+/* Analytic Gaussian calibration (Balle & Wang 2018): the smallest noise
+ * multiplier with delta(eps) <= delta; out->upper is the safe value. */
+int dpa_gaussian_sigma(double epsilon, double delta, dpa_bound *out, dpa_error *err);
+
+/* ---- calibration ------------------------------------------------------- */
+/* Builds the event for parameter value `param` (noise multiplier, steps,
+ * sampling rate); returns NULL with err set on failure. */
+typedef dpa_event *(*dpa_event_family)(double param, void *ctx, dpa_error *err);
+
+typedef enum dpa_search {
+    DPA_SEARCH_SMALLEST = 0, /* epsilon decreases in param (noise): smallest that meets target */
+    DPA_SEARCH_LARGEST = 1   /* epsilon increases in param (steps, rate): largest that meets */
+} dpa_search;
+
+typedef struct dpa_calibration {
+    /* inputs */
+    dpa_search direction;
+    int integer;          /* search integers only (steps) */
+    double lo, hi;        /* initial interval; widened (x2) when it misses */
+    double rel_tol;       /* relative width of the final bracket; 0 = 1e-9 */
+    double limit_lo, limit_hi; /* never leave [limit_lo, limit_hi] while widening */
+    /* outputs */
+    double value;         /* meets the target: eps_upper(value) <= target */
+    double fails;         /* the nearest value searched that does not meet it */
+    double epsilon_at_value;
+    double epsilon_at_fails;
+    unsigned evaluations; /* accountant runs */
+} dpa_calibration;
+
+/* Fill a calibration spec with defaults for the direction. */
+void dpa_calibration_init(dpa_calibration *c, dpa_search direction);
+
+/* General search: on success c->value meets the target (certified upper
+ * epsilon <= target_epsilon at delta) and c->fails, within rel_tol (or 1
+ * for integers) of it, does not. */
+int dpa_calibrate_search(const char *method, const dpa_options *opt, dpa_event_family f,
+                         void *ctx, double target_epsilon, double delta,
+                         dpa_calibration *c, dpa_error *err);
+
+/* The smallest noise multiplier in [lo, hi] (widened when needed) for which
+ * the method's certified upper epsilon <= target at delta. */
+int dpa_calibrate(const char *method, const dpa_options *opt, dpa_event_family f, void *ctx,
+                  double target_epsilon, double delta, double lo, double hi,
+                  double *param_out, dpa_error *err);
+
+/* The largest number of steps (family called with the count as a double)
+ * for which the certified upper epsilon <= target at delta. */
+int dpa_calibrate_steps(const char *method, const dpa_options *opt, dpa_event_family f,
+                        void *ctx, double target_epsilon, double delta,
+                        uint64_t *steps_out, dpa_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPACCT_H */

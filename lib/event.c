@@ -1,0 +1,406 @@
+/*
+ * event.c - the event tree: what happened to the data.
+ *
+ * Events are immutable once built.  Parameters live in two small arrays;
+ * the table below says which slot holds what, and dpa_event_describe()
+ * prints them by name.
+ */
+#include "internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parameter names per kind: numeric slots then integer slots (NULL = unused). */
+static const struct {
+    const char *name;
+    const char *param[DPA_EVENT_MAX_PARAMS];
+    const char *count[DPA_EVENT_MAX_COUNTS];
+} kind_info[] = {
+    [DPA_EVENT_GAUSSIAN] = { "gaussian", { "sigma" }, { 0 } },
+    [DPA_EVENT_LAPLACE] = { "laplace", { "b" }, { 0 } },
+    [DPA_EVENT_RANDOMIZED_RESPONSE] = { "randomized_response", { "eps" }, { "k" } },
+    [DPA_EVENT_DISCRETE_GAUSSIAN] = { "discrete_gaussian", { "sigma" }, { "sensitivity" } },
+    [DPA_EVENT_DISCRETE_LAPLACE] = { "discrete_laplace", { "scale" }, { "sensitivity" } },
+    [DPA_EVENT_EXPONENTIAL] = { "exponential", { "eps" }, { 0 } },
+    [DPA_EVENT_EPSILON_DELTA] = { "epsilon_delta", { "eps", "delta" }, { 0 } },
+    [DPA_EVENT_ZCDP] = { "zcdp", { "rho", "xi" }, { 0 } },
+    [DPA_EVENT_GDP] = { "gdp", { "mu" }, { 0 } },
+    [DPA_EVENT_TREE_AGGREGATION] = { "tree_aggregation", { "sigma" }, { "steps", "restart_every" } },
+    [DPA_EVENT_NOISY_CGD] = { "noisy_cgd", { "m", "M", "eta", "sensitivity", "sigma" },
+                              { "batches", "epochs" } },
+    [DPA_EVENT_SHUFFLED] = { "shuffled", { "eps0" }, { "n" } },
+    [DPA_EVENT_POISSON_SAMPLED] = { "poisson", { "q" }, { 0 } },
+    [DPA_EVENT_SAMPLED_WITHOUT_REPLACEMENT] = { "without_replacement", { 0 }, { "n", "m" } },
+    [DPA_EVENT_SAMPLED_WITH_REPLACEMENT] = { "with_replacement", { 0 }, { "n", "m" } },
+    [DPA_EVENT_SELF_COMPOSED] = { "self_composed", { 0 }, { "count" } },
+    [DPA_EVENT_COMPOSED] = { "composed", { 0 }, { 0 } },
+    [DPA_EVENT_REPEATED_SELECTED] = { "repeated_selected", { "param1", "param2" },
+                                      { "distribution" } },
+};
+
+static dpa_event *event_new(dpa_event_kind kind, dpa_error *err)
+{
+    dpa_event *e = calloc(1, sizeof *e);
+    if (!e) {
+        dpa_fail(err, DPA_ENOMEM, "out of memory allocating a %s event", kind_info[kind].name);
+        return NULL;
+    }
+    e->kind = kind;
+    for (int i = 0; i < DPA_EVENT_MAX_PARAMS; i++) e->param[i] = NAN;
+    return e;
+}
+
+/* A wrapper around one child; takes ownership of `inner` in every case. */
+static dpa_event *wrapper_new(dpa_event_kind kind, dpa_event *inner, dpa_error *err)
+{
+    if (!inner) {
+        if (!err || err->status == DPA_OK)
+            dpa_fail(err, DPA_EINVAL, "%s: inner event is NULL", kind_info[kind].name);
+        return NULL;
+    }
+    dpa_event *e = event_new(kind, err);
+    dpa_event **kids = e ? malloc(sizeof *kids) : NULL;
+    if (!kids) {
+        if (e) dpa_fail(err, DPA_ENOMEM, "out of memory");
+        free(e);
+        dpa_event_free(inner);
+        return NULL;
+    }
+    kids[0] = inner;
+    e->children = kids;
+    e->num_children = 1;
+    return e;
+}
+
+static int positive_finite(double x) { return x > 0.0 && isfinite(x); }
+
+#define REQUIRE(cond, ...) do { if (!(cond)) { dpa_fail(err, DPA_EINVAL, __VA_ARGS__); return NULL; } } while (0)
+
+dpa_event *dpa_event_gaussian(double noise_multiplier, dpa_error *err)
+{
+    REQUIRE(positive_finite(noise_multiplier),
+            "gaussian: noise multiplier must be positive and finite, got %g", noise_multiplier);
+    dpa_event *e = event_new(DPA_EVENT_GAUSSIAN, err);
+    if (e) e->param[0] = noise_multiplier;
+    return e;
+}
+
+dpa_event *dpa_event_laplace(double noise_multiplier, dpa_error *err)
+{
+    REQUIRE(positive_finite(noise_multiplier),
+            "laplace: noise multiplier must be positive and finite, got %g", noise_multiplier);
+    dpa_event *e = event_new(DPA_EVENT_LAPLACE, err);
+    if (e) e->param[0] = noise_multiplier;
+    return e;
+}
+
+dpa_event *dpa_event_randomized_response(double epsilon, uint32_t k, dpa_error *err)
+{
+    REQUIRE(positive_finite(epsilon), "randomized_response: epsilon must be positive and finite, got %g", epsilon);
+    REQUIRE(k >= 2, "randomized_response: k must be at least 2, got %" PRIu32, k);
+    dpa_event *e = event_new(DPA_EVENT_RANDOMIZED_RESPONSE, err);
+    if (e) { e->param[0] = epsilon; e->count[0] = k; }
+    return e;
+}
+
+dpa_event *dpa_event_discrete_gaussian(double sigma, uint64_t sensitivity, dpa_error *err)
+{
+    REQUIRE(positive_finite(sigma), "discrete_gaussian: sigma must be positive and finite, got %g", sigma);
+    REQUIRE(sensitivity >= 1, "discrete_gaussian: sensitivity must be a positive integer");
+    dpa_event *e = event_new(DPA_EVENT_DISCRETE_GAUSSIAN, err);
+    if (e) { e->param[0] = sigma; e->count[0] = sensitivity; }
+    return e;
+}
+
+dpa_event *dpa_event_discrete_laplace(double scale, uint64_t sensitivity, dpa_error *err)
+{
+    REQUIRE(positive_finite(scale), "discrete_laplace: scale must be positive and finite, got %g", scale);
+    REQUIRE(sensitivity >= 1, "discrete_laplace: sensitivity must be a positive integer");
+    dpa_event *e = event_new(DPA_EVENT_DISCRETE_LAPLACE, err);
+    if (e) { e->param[0] = scale; e->count[0] = sensitivity; }
+    return e;
+}
+
+dpa_event *dpa_event_exponential(double epsilon, dpa_error *err)
+{
+    REQUIRE(positive_finite(epsilon), "exponential: epsilon must be positive and finite, got %g", epsilon);
+    dpa_event *e = event_new(DPA_EVENT_EXPONENTIAL, err);
+    if (e) e->param[0] = epsilon;
+    return e;
+}
+
+dpa_event *dpa_event_epsilon_delta(double epsilon, double delta, dpa_error *err)
+{
+    REQUIRE(epsilon >= 0.0 && isfinite(epsilon), "epsilon_delta: epsilon must be finite and >= 0, got %g", epsilon);
+    REQUIRE(delta >= 0.0 && delta < 1.0, "epsilon_delta: delta must lie in [0, 1), got %g", delta);
+    dpa_event *e = event_new(DPA_EVENT_EPSILON_DELTA, err);
+    if (e) { e->param[0] = epsilon; e->param[1] = delta; }
+    return e;
+}
+
+dpa_event *dpa_event_zcdp(double rho, double xi, dpa_error *err)
+{
+    REQUIRE(rho >= 0.0 && isfinite(rho), "zcdp: rho must be finite and >= 0, got %g", rho);
+    REQUIRE(xi >= 0.0 && isfinite(xi), "zcdp: xi must be finite and >= 0, got %g", xi);
+    dpa_event *e = event_new(DPA_EVENT_ZCDP, err);
+    if (e) { e->param[0] = rho; e->param[1] = xi; }
+    return e;
+}
+
+dpa_event *dpa_event_gdp(double mu, dpa_error *err)
+{
+    REQUIRE(mu >= 0.0 && isfinite(mu), "gdp: mu must be finite and >= 0, got %g", mu);
+    dpa_event *e = event_new(DPA_EVENT_GDP, err);
+    if (e) e->param[0] = mu;
+    return e;
+}
+
+dpa_event *dpa_event_tree_aggregation(double noise_multiplier, uint64_t steps,
+                                      uint64_t restart_every, dpa_error *err)
+{
+    REQUIRE(positive_finite(noise_multiplier),
+            "tree_aggregation: noise multiplier must be positive and finite, got %g", noise_multiplier);
+    REQUIRE(steps >= 1, "tree_aggregation: steps must be at least 1");
+    dpa_event *e = event_new(DPA_EVENT_TREE_AGGREGATION, err);
+    if (e) { e->param[0] = noise_multiplier; e->count[0] = steps; e->count[1] = restart_every; }
+    return e;
+}
+
+dpa_event *dpa_event_noisy_cgd(const dpa_noisy_cgd_params *p, dpa_error *err)
+{
+    REQUIRE(p != NULL, "noisy_cgd: parameters are NULL");
+    REQUIRE(positive_finite(p->strong_convexity), "noisy_cgd: strong convexity m must be positive, got %g", p->strong_convexity);
+    REQUIRE(isfinite(p->smoothness) && p->smoothness >= p->strong_convexity,
+            "noisy_cgd: smoothness M must be finite and >= m, got %g", p->smoothness);
+    REQUIRE(positive_finite(p->step_size) && p->step_size < 2.0 / p->smoothness,
+            "noisy_cgd: step size must lie in (0, 2/M), got %g", p->step_size);
+    REQUIRE(positive_finite(p->sensitivity), "noisy_cgd: sensitivity must be positive, got %g", p->sensitivity);
+    REQUIRE(positive_finite(p->sigma), "noisy_cgd: sigma must be positive, got %g", p->sigma);
+    REQUIRE(p->batches >= 1, "noisy_cgd: batches must be at least 1");
+    REQUIRE(p->epochs >= 1, "noisy_cgd: epochs must be at least 1");
+    dpa_event *e = event_new(DPA_EVENT_NOISY_CGD, err);
+    if (e) {
+        e->param[0] = p->strong_convexity; e->param[1] = p->smoothness;
+        e->param[2] = p->step_size; e->param[3] = p->sensitivity; e->param[4] = p->sigma;
+        e->count[0] = p->batches; e->count[1] = p->epochs;
+    }
+    return e;
+}
+
+dpa_event *dpa_event_shuffled(double epsilon0, uint64_t n, dpa_error *err)
+{
+    REQUIRE(positive_finite(epsilon0), "shuffled: eps0 must be positive and finite, got %g", epsilon0);
+    REQUIRE(n >= 1, "shuffled: n must be at least 1");
+    dpa_event *e = event_new(DPA_EVENT_SHUFFLED, err);
+    if (e) { e->param[0] = epsilon0; e->count[0] = n; }
+    return e;
+}
+
+/* Wrapper checks must free `inner` when they refuse. */
+#define REQUIRE_OWN(cond, ...) do { if (!(cond)) { dpa_event_free(inner); dpa_fail(err, DPA_EINVAL, __VA_ARGS__); return NULL; } } while (0)
+
+dpa_event *dpa_event_poisson_sampled(double q, dpa_event *inner, dpa_error *err)
+{
+    if (inner) REQUIRE_OWN(q > 0.0 && q <= 1.0, "poisson: sampling rate q must lie in (0, 1], got %g", q);
+    dpa_event *e = wrapper_new(DPA_EVENT_POISSON_SAMPLED, inner, err);
+    if (e) e->param[0] = q;
+    return e;
+}
+
+static dpa_event *sampled_fixed(dpa_event_kind kind, uint64_t n, uint64_t m, dpa_event *inner,
+                                dpa_error *err)
+{
+    if (inner) {
+        REQUIRE_OWN(n >= 1, "%s: dataset size n must be at least 1", kind_info[kind].name);
+        REQUIRE_OWN(m >= 1 && (m <= n || kind == DPA_EVENT_SAMPLED_WITH_REPLACEMENT),
+                    "%s: sample size m must lie in [1, n], got %" PRIu64 " with n = %" PRIu64,
+                    kind_info[kind].name, m, n);
+    }
+    dpa_event *e = wrapper_new(kind, inner, err);
+    if (e) { e->count[0] = n; e->count[1] = m; }
+    return e;
+}
+
+dpa_event *dpa_event_sampled_without_replacement(uint64_t n, uint64_t m, dpa_event *inner,
+                                                 dpa_error *err)
+{
+    return sampled_fixed(DPA_EVENT_SAMPLED_WITHOUT_REPLACEMENT, n, m, inner, err);
+}
+
+dpa_event *dpa_event_sampled_with_replacement(uint64_t n, uint64_t m, dpa_event *inner,
+                                              dpa_error *err)
+{
+    return sampled_fixed(DPA_EVENT_SAMPLED_WITH_REPLACEMENT, n, m, inner, err);
+}
+
+dpa_event *dpa_event_self_composed(dpa_event *inner, uint64_t count, dpa_error *err)
+{
+    if (inner) REQUIRE_OWN(count >= 1, "self_composed: count must be at least 1");
+    dpa_event *e = wrapper_new(DPA_EVENT_SELF_COMPOSED, inner, err);
+    if (e) e->count[0] = count;
+    return e;
+}
+
+dpa_event *dpa_event_repeated_selected(dpa_event *inner, int distribution, double param1,
+                                       double param2, dpa_error *err)
+{
+    if (inner) {
+        if (distribution == DPA_REPEAT_POISSON) {
+            REQUIRE_OWN(positive_finite(param1), "repeated_selected: Poisson mean must be positive, got %g", param1);
+        } else if (distribution == DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL) {
+            REQUIRE_OWN(param1 > -1.0 && isfinite(param1), "repeated_selected: eta must be > -1, got %g", param1);
+            REQUIRE_OWN(param2 > 0.0 && param2 < 1.0, "repeated_selected: gamma must lie in (0, 1), got %g", param2);
+        } else {
+            REQUIRE_OWN(0, "repeated_selected: unknown distribution %d", distribution);
+        }
+    }
+    dpa_event *e = wrapper_new(DPA_EVENT_REPEATED_SELECTED, inner, err);
+    if (e) { e->param[0] = param1; e->param[1] = param2; e->count[0] = (uint64_t)distribution; }
+    return e;
+}
+
+dpa_event *dpa_event_composed(dpa_event *const *events, size_t n, dpa_error *err)
+{
+    int missing = 0;
+    for (size_t i = 0; i < n; i++) missing |= events[i] == NULL;
+    dpa_event *e = NULL;
+    if (n == 0)
+        dpa_fail(err, DPA_EINVAL, "composed: needs at least one event");
+    else if (missing) {
+        if (!err || err->status == DPA_OK)
+            dpa_fail(err, DPA_EINVAL, "composed: an event in the list is NULL");
+    } else if ((e = event_new(DPA_EVENT_COMPOSED, err)) != NULL) {
+        e->children = malloc(n * sizeof *e->children);
+        if (e->children) {
+            memcpy(e->children, events, n * sizeof *e->children);
+            e->num_children = n;
+            return e;
+        }
+        dpa_fail(err, DPA_ENOMEM, "out of memory");
+        free(e);
+        e = NULL;
+    }
+    for (size_t i = 0; i < n; i++) dpa_event_free(events[i]);
+    return NULL;
+}
+
+void dpa_event_free(dpa_event *e)
+{
+    if (!e) return;
+    for (size_t i = 0; i < e->num_children; i++) dpa_event_free(e->children[i]);
+    free(e->children);
+    free(e);
+}
+
+dpa_event *dpa_event_copy(const dpa_event *e, dpa_error *err)
+{
+    if (!e) { dpa_fail(err, DPA_EINVAL, "copy: event is NULL"); return NULL; }
+    dpa_event *c = event_new(e->kind, err);
+    if (!c) return NULL;
+    memcpy(c->param, e->param, sizeof c->param);
+    memcpy(c->count, e->count, sizeof c->count);
+    if (e->num_children) {
+        c->children = calloc(e->num_children, sizeof *c->children);
+        if (!c->children) { free(c); dpa_fail(err, DPA_ENOMEM, "out of memory"); return NULL; }
+        c->num_children = e->num_children;
+        for (size_t i = 0; i < e->num_children; i++) {
+            c->children[i] = dpa_event_copy(e->children[i], err);
+            if (!c->children[i]) { dpa_event_free(c); return NULL; }
+        }
+    }
+    return c;
+}
+
+dpa_event_kind dpa_event_get_kind(const dpa_event *e) { return e->kind; }
+
+double dpa_event_param(const dpa_event *e, unsigned i)
+{
+    return i < DPA_EVENT_MAX_PARAMS ? e->param[i] : NAN;
+}
+
+uint64_t dpa_event_count(const dpa_event *e, unsigned i)
+{
+    return i < DPA_EVENT_MAX_COUNTS ? e->count[i] : 0;
+}
+
+size_t dpa_event_num_children(const dpa_event *e) { return e->num_children; }
+
+const dpa_event *dpa_event_child(const dpa_event *e, size_t i)
+{
+    return i < e->num_children ? e->children[i] : NULL;
+}
+
+const char *dpa_event_kind_name(dpa_event_kind kind)
+{
+    if ((unsigned)kind >= sizeof kind_info / sizeof kind_info[0]) return "unknown";
+    return kind_info[kind].name;
+}
+
+/* snprintf into buf+*used, tracking the length needed even when truncated. */
+static void append(char *buf, size_t size, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void append(char *buf, size_t size, size_t *used, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(*used < size ? buf + *used : NULL, *used < size ? size - *used : 0, fmt, ap);
+    va_end(ap);
+    if (n > 0) *used += (size_t)n;
+}
+
+static void describe(const dpa_event *e, char *buf, size_t size, size_t *used)
+{
+    const char *sep = "";
+    append(buf, size, used, "%s(", kind_info[e->kind].name);
+    for (int i = 0; i < DPA_EVENT_MAX_PARAMS; i++) {
+        if (!kind_info[e->kind].param[i]) continue;
+        append(buf, size, used, "%s%s=%.6g", sep, kind_info[e->kind].param[i], e->param[i]);
+        sep = ", ";
+    }
+    for (int i = 0; i < DPA_EVENT_MAX_COUNTS; i++) {
+        if (!kind_info[e->kind].count[i]) continue;
+        append(buf, size, used, "%s%s=%" PRIu64, sep, kind_info[e->kind].count[i], e->count[i]);
+        sep = ", ";
+    }
+    for (size_t i = 0; i < e->num_children; i++) {
+        append(buf, size, used, "%s", sep);
+        describe(e->children[i], buf, size, used);
+        sep = ", ";
+    }
+    append(buf, size, used, ")");
+}
+
+size_t dpa_event_describe(const dpa_event *e, char *buf, size_t size)
+{
+    size_t used = 0;
+    if (size) buf[0] = '\0';
+    if (e) describe(e, buf, size, &used);
+    return used;
+}
+
+static int visit(const dpa_event *e, double times, dpa_leaf_visitor fn, void *ctx,
+                 dpa_error *err)
+{
+    switch (e->kind) {
+    case DPA_EVENT_SELF_COMPOSED:
+        return visit(e->children[0], times * (double)e->count[0], fn, ctx, err);
+    case DPA_EVENT_COMPOSED:
+        for (size_t i = 0; i < e->num_children; i++) {
+            int st = visit(e->children[i], times, fn, ctx, err);
+            if (st) return st;
+        }
+        return DPA_OK;
+    default:
+        return fn(e, times, ctx, err);
+    }
+}
+
+int dpa_event_visit_leaves(const dpa_event *e, dpa_leaf_visitor fn, void *ctx, dpa_error *err)
+{
+    if (!e) return dpa_fail(err, DPA_EINVAL, "event is NULL");
+    return visit(e, 1.0, fn, ctx, err);
+}

@@ -1,0 +1,64 @@
+/*
+ * internal.h - private declarations shared by lib/ and accountants/.
+ * Never installed, never included by trainers/.
+ */
+#ifndef DPACCT_INTERNAL_H
+#define DPACCT_INTERNAL_H
+
+#include "dpacct.h"
+
+#define DPA_EVENT_MAX_PARAMS 5
+#define DPA_EVENT_MAX_COUNTS 2
+
+struct dpa_event {
+    dpa_event_kind kind;
+    double param[DPA_EVENT_MAX_PARAMS];
+    uint64_t count[DPA_EVENT_MAX_COUNTS];
+    size_t num_children;
+    dpa_event **children; /* owned */
+};
+
+/* Set err (if not NULL) to status and a printf-style message; returns status. */
+int dpa_fail(dpa_error *err, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Visit the leaves of a composition tree: composed and self-composed nodes
+ * are expanded, every other node is handed to `visit` together with the
+ * number of times it occurs (a double: counts multiply and may exceed 2^64).
+ * Stops at the first nonzero status and returns it. */
+typedef int (*dpa_leaf_visitor)(const dpa_event *leaf, double times, void *ctx,
+                                dpa_error *err);
+int dpa_event_visit_leaves(const dpa_event *e, dpa_leaf_visitor visit, void *ctx,
+                           dpa_error *err);
+
+/* The accountant interface.  `state` is a block of state_size bytes owned
+ * by the generic accountant; it is zeroed before init.  The generic layer
+ * calls supports() before compose(), so compose() sees only supported events
+ * and must not fail half-way. */
+typedef struct dpa_accountant_ops {
+    const char *name;
+    const char *summary;
+    size_t state_size;
+    int (*init)(void *state, const dpa_options *opt, dpa_error *err);
+    void (*destroy)(void *state); /* may be NULL */
+    int (*supports)(const void *state, const dpa_options *opt, const dpa_event *e,
+                    dpa_error *err);
+    int (*compose)(void *state, const dpa_options *opt, const dpa_event *e, dpa_error *err);
+    int (*epsilon)(void *state, const dpa_options *opt, double delta, dpa_bound *out,
+                   dpa_error *err);
+    int (*delta)(void *state, const dpa_options *opt, double epsilon, dpa_bound *out,
+                 dpa_error *err);
+    /* the scalar summary of the native state and its name */
+    double (*state_value)(const void *state, const char **what);
+} dpa_accountant_ops;
+
+/* The registry (accountants/registry.c): NULL-terminated, in the order the
+ * CLI lists them. */
+extern const dpa_accountant_ops *const dpa_registry[];
+extern const char *const dpa_registry_names[]; /* the same, by name */
+
+/* Argument checks shared by all public entry points. */
+int dpa_check_delta(double delta, dpa_error *err);
+int dpa_check_epsilon(double epsilon, dpa_error *err);
+
+#endif
