@@ -57,9 +57,20 @@ double dpa_gdp_log_delta(double mu, double epsilon)
     double b = -epsilon / mu - 0.5 * mu;
     double log_phi_a = dpa_log_ndtr(a), log_phi_b = dpa_log_ndtr(b);
     if (log_phi_a == -INFINITY) return -INFINITY;
-    double log_r = epsilon + log_phi_b - log_phi_a;
+    /* log r = eps + log Phi(b) - log Phi(a).  Once a < -2 the Gaussian
+     * factors cancel exactly (phi(b) e^eps = phi(a)), leaving the Mills
+     * ratios R(-b) / R(-a), so the large a^2/2 terms and their rounding,
+     * which 1/(1 - r) would amplify, drop out. */
+    double log_r = a < -2.0 ? dpa_log_mills(-b) - dpa_log_mills(-a)
+                            : epsilon + log_phi_b - log_phi_a;
     if (log_r < CANCELLATION_LIMIT) return log_phi_a + dpa_log1mexp(log_r);
     return log_delta_by_quadrature(mu, epsilon, b, log_phi_b);
+}
+
+double dpa_gdp_delta_relerr(double mu, double epsilon)
+{
+    double ratio = mu > 0.0 ? epsilon / mu : 0.0;
+    return 1e-11 + 1e-14 * (1.0 + ratio) * (1.0 + ratio);
 }
 
 static int check_mu(double mu, dpa_error *err)
@@ -83,33 +94,36 @@ int dpa_gdp_delta(double mu, double epsilon, dpa_bound *out, dpa_error *err)
     if (isnan(ld) || isnan(ld_hi) || isnan(ld_lo))
         return dpa_fail(err, DPA_EACCURACY, "gdp: delta(eps=%g) for mu=%g could not be evaluated", epsilon, mu);
     out->estimate = exp(ld);
-    out->upper = fmin(1.0, exp(ld_hi) * (1.0 + DPA_GDP_DELTA_RELERR));
-    out->lower = exp(ld_lo) * (1.0 - DPA_GDP_DELTA_RELERR);
+    double eta = dpa_gdp_delta_relerr(mu, epsilon);
+    out->upper = fmin(1.0, exp(ld_hi) * (1.0 + eta));
+    out->lower = exp(ld_lo) * (1.0 - eta);
     out->order = 0.0;
     out->flags = DPA_EXACT;
     return DPA_OK;
 }
 
-/* f(eps) = log delta(eps) + shift - log delta_target: decreasing in eps. */
-struct eps_ctx { double mu, shift, log_target; };
+/* f(eps) = log delta(eps) + side * log(1 + eta(eps)) - log delta_target,
+ * decreasing in eps; side = +1 for a certified upper eps, -1 for a lower. */
+struct eps_ctx { double mu, side, log_target; };
 
 static double eps_gap(double eps, void *p)
 {
     const struct eps_ctx *c = p;
-    return dpa_gdp_log_delta(c->mu, eps) + c->shift - c->log_target;
+    double pad = c->side * log1p(dpa_gdp_delta_relerr(c->mu, eps));
+    return dpa_gdp_log_delta(c->mu, eps) + pad - c->log_target;
 }
 
-/* The smallest eps with log delta(eps) + shift <= log delta_target; the
+/* The smallest eps with log delta(eps) + pad <= log delta_target; the
  * bracket's side where the inequality holds is returned in *eps_ok, the
  * other side in *eps_fail. */
-static int solve_eps(double mu, double shift, double log_target, double *eps_ok,
+static int solve_eps(double mu, double side, double log_target, double *eps_ok,
                      double *eps_fail, dpa_error *err)
 {
-    struct eps_ctx c = { mu, shift, log_target };
+    struct eps_ctx c = { mu, side, log_target };
     if (eps_gap(0.0, &c) <= 0.0) { *eps_ok = *eps_fail = 0.0; return DPA_OK; }
     /* delta(eps) <= Phi(a) <= exp(-a^2/2) once a < 0, so this hi satisfies the
      * target; doubled until verified, in case of rounding. */
-    double hi = mu * mu / 2.0 + mu * sqrt(2.0 * (-log_target + fabs(shift))) + 1e-300;
+    double hi = mu * mu / 2.0 + mu * sqrt(2.0 * (1.0 - log_target));
     hi = fmax(hi, 1e-12);
     for (int i = 0; eps_gap(hi, &c) > 0.0; i++) {
         if (i > 60 || !isfinite(hi))
@@ -130,10 +144,9 @@ int dpa_gdp_epsilon(double mu, double delta, dpa_bound *out, dpa_error *err)
     if (!st) st = dpa_check_delta(delta, err);
     if (st) return st;
     double lt = log(delta), ok, fail, lower, upper;
-    const double pad = log1p(DPA_GDP_DELTA_RELERR);
     /* upper: even if our delta were too small by the error bound, it meets delta */
-    st = solve_eps(mu * (1.0 + INPUT_PAD), pad, lt, &upper, &fail, err);
-    if (!st) st = solve_eps(mu * (1.0 - INPUT_PAD), -pad, lt, &ok, &lower, err);
+    st = solve_eps(mu * (1.0 + INPUT_PAD), 1.0, lt, &upper, &fail, err);
+    if (!st) st = solve_eps(mu * (1.0 - INPUT_PAD), -1.0, lt, &ok, &lower, err);
     if (!st) st = solve_eps(mu, 0.0, lt, &ok, &fail, err);
     if (st) return st;
     out->lower = lower;
@@ -144,20 +157,23 @@ int dpa_gdp_epsilon(double mu, double delta, dpa_bound *out, dpa_error *err)
     return DPA_OK;
 }
 
-/* g(log mu) = log delta(eps; mu) + shift - log delta_target: increasing. */
-struct mu_ctx { double eps, shift, log_target; };
+/* g(log mu) = log delta(eps; mu) + side * log(1 + eta) - log delta_target:
+ * increasing in mu. */
+struct mu_ctx { double eps, side, log_target; };
 
 static double mu_gap(double log_mu, void *p)
 {
     const struct mu_ctx *c = p;
-    return dpa_gdp_log_delta(exp(log_mu), c->eps) + c->shift - c->log_target;
+    double mu = exp(log_mu);
+    double pad = c->side * log1p(dpa_gdp_delta_relerr(mu, c->eps));
+    return dpa_gdp_log_delta(mu, c->eps) + pad - c->log_target;
 }
 
-/* The largest mu with log delta(eps; mu) + shift <= log delta_target. */
-static int solve_mu(double epsilon, double shift, double log_target, double *mu_ok,
+/* The largest mu with log delta(eps; mu) + pad <= log delta_target. */
+static int solve_mu(double epsilon, double side, double log_target, double *mu_ok,
                     double *mu_fail, dpa_error *err)
 {
-    struct mu_ctx c = { epsilon, shift, log_target };
+    struct mu_ctx c = { epsilon, side, log_target };
     double lo = -1.0, hi = 1.0;
     for (int i = 0; mu_gap(lo, &c) > 0.0; i++) {
         if (i > 60) return dpa_fail(err, DPA_EACCURACY, "gdp: mu search underflowed");
@@ -181,10 +197,9 @@ int dpa_gdp_mu(double epsilon, double delta, dpa_bound *out, dpa_error *err)
     if (!st) st = dpa_check_delta(delta, err);
     if (st) return st;
     double lt = log(delta), ok, fail, lower, upper;
-    const double pad = log1p(DPA_GDP_DELTA_RELERR);
     /* lower: a mu that certainly meets (eps, delta); upper: certainly does not */
-    st = solve_mu(epsilon, pad, lt, &lower, &fail, err);
-    if (!st) st = solve_mu(epsilon, -pad, lt, &ok, &upper, err);
+    st = solve_mu(epsilon, 1.0, lt, &lower, &fail, err);
+    if (!st) st = solve_mu(epsilon, -1.0, lt, &ok, &upper, err);
     if (!st) st = solve_mu(epsilon, 0.0, lt, &ok, &fail, err);
     if (st) return st;
     out->lower = lower * (1.0 - INPUT_PAD);

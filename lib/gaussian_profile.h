@@ -6,10 +6,12 @@
 #ifndef DPACCT_GAUSSIAN_PROFILE_H
 #define DPACCT_GAUSSIAN_PROFILE_H
 
-/* Relative error bound of dpa_gdp_log_delta's delta, with a safety factor
- * of 100 over the largest error measured against MPFR in
- * tests/test_gaussian.c.  Certified brackets are widened by it. */
-#define DPA_GDP_DELTA_RELERR 1e-11
+/* Relative error bound of exp(dpa_gdp_log_delta(mu, eps)).  Certified
+ * brackets are widened by it.  The constant part is 250 times the largest
+ * error measured against MPFR over mu in [1e-3, 50], delta in [1e-30, 0.5]
+ * (4e-14, tests/test_gaussian.c); the second part covers the rounding of
+ * a = -eps/mu + mu/2, whose effect grows like (eps/mu)^2 ulp. */
+double dpa_gdp_delta_relerr(double mu, double epsilon);
 
 /* log delta(eps) of mu-GDP (see gaussian_profile.c); -inf when delta = 0. */
 double dpa_gdp_log_delta(double mu, double epsilon);

@@ -19,9 +19,9 @@ double dpa_log_sub_exp(double a, double b);
 /* log Phi(x), Phi the standard normal CDF, accurate to a few ulps in
  * relative terms for all x (and absolutely for x > 0, where it is -Phi(-x)). */
 double dpa_log_ndtr(double x);
-/* log R(x) of the Mills ratio R(x) = (1 - Phi(x)) / phi(x), for x >= 20
- * only (a continued fraction); log Phi(-x) = log R(x) - x^2/2 - log sqrt(2 pi). */
-double dpa_log_mills_tail(double x);
+/* log R(x) of the Mills ratio R(x) = (1 - Phi(x)) / phi(x), for x >= 2
+ * (NaN below); log Phi(-x) = log R(x) - x^2/2 - log sqrt(2 pi). */
+double dpa_log_mills(double x);
 /* log(1 - Phi(x)) = log Phi(-x). */
 double dpa_log_ndtr_upper(double x);
 

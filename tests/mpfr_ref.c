@@ -170,3 +170,24 @@ double rel_err(double x, double ref)
     if (x == ref) return 0.0;
     return fabs(x - ref) / fabs(ref);
 }
+
+double ref_log_mills(double x)
+{
+    mpfr_t v, t;
+    mpfr_inits2(PREC, v, t, (mpfr_ptr)0);
+    mpfr_set_d(v, -x, MPFR_RNDN);
+    ndtr(v, v);
+    mpfr_log(v, v, MPFR_RNDN);
+    mpfr_set_d(t, x, MPFR_RNDN);
+    mpfr_sqr(t, t, MPFR_RNDN);
+    mpfr_div_ui(t, t, 2, MPFR_RNDN);
+    mpfr_add(v, v, t, MPFR_RNDN);          /* + x^2/2 */
+    mpfr_const_pi(t, MPFR_RNDN);
+    mpfr_mul_ui(t, t, 2, MPFR_RNDN);
+    mpfr_log(t, t, MPFR_RNDN);
+    mpfr_div_ui(t, t, 2, MPFR_RNDN);
+    mpfr_add(v, v, t, MPFR_RNDN);          /* + log sqrt(2 pi) */
+    double r = mpfr_get_d(v, MPFR_RNDN);
+    mpfr_clears(v, t, (mpfr_ptr)0);
+    return r;
+}

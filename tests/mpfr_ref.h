@@ -7,6 +7,8 @@
 
 /* log Phi(x), Phi the standard normal CDF. */
 double ref_log_ndtr(double x);
+/* log of the Mills ratio (1 - Phi(x)) / phi(x). */
+double ref_log_mills(double x);
 /* log(1 - e^x), log(e^a + e^b), log(e^a - e^b). */
 double ref_log1mexp(double x);
 double ref_log_add_exp(double a, double b);

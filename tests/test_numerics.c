@@ -44,6 +44,20 @@ START_TEST(log_ndtr_matches_mpfr_in_the_body_and_tails)
 }
 END_TEST
 
+START_TEST(log_mills_matches_mpfr)
+{
+    double worst = 0.0;
+    for (double x = 2.0; x < 1e4; x *= 1.01) {
+        double e = rel_err(dpa_log_mills(x), ref_log_mills(x));
+        if (e > worst) worst = e;
+    }
+    printf("log_mills max rel err on [2, 1e4]: %.3g\n", worst);
+    ck_assert_double_lt(worst, 1e-14);
+    ck_assert(isnan(dpa_log_mills(1.9)));
+    ck_assert_double_eq(dpa_log_mills(INFINITY), -INFINITY);
+}
+END_TEST
+
 START_TEST(log_ndtr_upper_is_the_mirror_image)
 {
     const double xs[] = { -3.0, 0.5, 7.0, 25.0, 39.0, 300.0 };
@@ -144,6 +158,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, log_ndtr_matches_mpfr_in_the_body_and_tails);
+    tcase_add_test(tc, log_mills_matches_mpfr);
     tcase_add_test(tc, log_ndtr_upper_is_the_mirror_image);
     tcase_add_test(tc, log1mexp_is_accurate_near_zero_and_far_out);
     tcase_add_test(tc, log_add_and_sub_exp_match_mpfr);
