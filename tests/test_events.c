@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include "dpacct.h"
+#include "internal.h"
 
 #include <check.h>
 #include <math.h>
@@ -150,6 +151,12 @@ START_TEST(registry_and_options)
         dpa_accountant_free(a);
     }
     ck_assert_uint_ge(count, 3);
+    /* the name list and the registry table are the same, in the same order */
+    for (size_t i = 0; i <= count; i++) {
+        if (i == count) { ck_assert_ptr_null(dpa_registry[i]); break; }
+        ck_assert_ptr_nonnull(dpa_registry[i]);
+        ck_assert_str_eq(dpa_registry[i]->name, names[i]);
+    }
     dpa_error err = { 0 };
     ck_assert_ptr_null(dpa_accountant_new("nosuch", NULL, &err));
     ck_assert_int_eq(err.status, DPA_ENOTFOUND);
