@@ -98,17 +98,19 @@ static double total_mu(const gdp_state *s)
 /* No finite mu (the CLT's e^{1/sigma^2} overflowed): no finite epsilon, delta 1. */
 static void unbounded(dpa_bound *out, double value, unsigned flags)
 {
-    out->lower = out->estimate = out->upper = value;
+    out->estimate = out->upper = value;
+    out->lower = 0.0;
     out->order = 0.0;
-    out->flags = flags | DPA_UNBOUNDED;
+    out->flags = flags | DPA_UNBOUNDED | DPA_NO_LOWER;
 }
 
-/* The CLT result is a point value, not a bracket. */
+/* The CLT result is a point value: neither an upper nor a lower bound. */
 static void mark_approximate(const gdp_state *s, dpa_bound *out)
 {
     if (!s->approximate) return;
-    out->lower = out->upper = out->estimate;
-    out->flags = (out->flags & ~(unsigned)DPA_EXACT) | DPA_APPROXIMATE;
+    out->upper = out->estimate;
+    out->lower = 0.0;
+    out->flags = (out->flags & ~(unsigned)DPA_EXACT) | DPA_APPROXIMATE | DPA_NO_LOWER;
 }
 
 static int gdp_epsilon(void *state, const dpa_options *opt, double delta, dpa_bound *out,

@@ -16,23 +16,37 @@
 #include <gsl/gsl_integration.h>
 #include <math.h>
 
-/* Integrand of J below, in a frame where it starts at 1. */
-struct tail_ctx { double mu, b, log_phi_b; };
+#define LOG_SQRT_2PI 0.91893853320467274178
 
-static double tail_integrand(double v, void *p)
+/* log Phi(b - v) - log Phi(b) for v >= 0.  For b < -2 it is written with
+ * Mills ratios, b v - v^2/2 + log R(|b| + v) - log R(|b|), which stays
+ * accurate however large |b| is. */
+static double log_tail_ratio(double b, double v)
+{
+    if (b < -2.0) return b * v - 0.5 * v * v + dpa_log_mills(v - b) - dpa_log_mills(-b);
+    return dpa_log_ndtr(b - v) - dpa_log_ndtr(b);
+}
+
+/* Integrand of J below, with v = s / scale so that it decays on a scale of
+ * order one whatever b is. */
+struct tail_ctx { double mu, b, scale; };
+
+static double tail_integrand(double s, void *p)
 {
     const struct tail_ctx *c = p;
-    return exp(c->mu * v + dpa_log_ndtr(c->b - v) - c->log_phi_b);
+    double v = s / c->scale;
+    return exp(c->mu * v + log_tail_ratio(c->b, v));
 }
 
 /* The two terms of delta cancel when r = e^eps Phi(b) / Phi(a) is close to
- * 1 (small mu).  There we use d delta / d eps = -e^eps Phi(b), i.e.
+ * 1 (small mu, or eps far out).  There we use d delta / d eps = -e^eps Phi(b):
  *   delta(eps) = int_eps^inf e^t Phi(-t/mu - mu/2) dt
  *              = mu e^eps Phi(b) J,   J = int_0^inf e^{mu v} Phi(b - v) / Phi(b) dv,
- * a positive integrand: no cancellation.  Returns NaN if QAGIU fails. */
-static double log_delta_by_quadrature(double mu, double epsilon, double b, double log_phi_b)
+ * a positive integrand: no cancellation.  Phi(b - v) / Phi(b) decays like
+ * e^{-|b| v}, so v is rescaled by max(1, |b|).  Returns NaN if QAGIU fails. */
+static double log_delta_by_quadrature(double mu, double b, double log_eb)
 {
-    struct tail_ctx c = { mu, b, log_phi_b };
+    struct tail_ctx c = { mu, b, fmax(1.0, -b) };
     gsl_function fn = { tail_integrand, &c };
     double j, abserr;
     gsl_integration_workspace *w = gsl_integration_workspace_alloc(128);
@@ -41,7 +55,7 @@ static double log_delta_by_quadrature(double mu, double epsilon, double b, doubl
     int st = gsl_integration_qagiu(&fn, 0.0, 0.0, 1e-13, 128, w, &j, &abserr);
     gsl_integration_workspace_free(w);
     if (st != GSL_SUCCESS || !(j > 0.0)) return NAN;
-    return log(mu) + epsilon + log_phi_b + log(j);
+    return log(mu) + log_eb + log(j / c.scale);
 }
 
 /* Beyond r = 0.99 the subtraction would amplify the relative error of the
@@ -55,22 +69,30 @@ double dpa_gdp_log_delta(double mu, double epsilon)
     if (mu == INFINITY) return 0.0;
     double a = -epsilon / mu + 0.5 * mu;
     double b = -epsilon / mu - 0.5 * mu;
-    double log_phi_a = dpa_log_ndtr(a), log_phi_b = dpa_log_ndtr(b);
+    double log_phi_a = dpa_log_ndtr(a);
     if (log_phi_a == -INFINITY) return -INFINITY;
-    /* log r = eps + log Phi(b) - log Phi(a).  Once a < -2 the Gaussian
-     * factors cancel exactly (phi(b) e^eps = phi(a)), leaving the Mills
-     * ratios R(-b) / R(-a), so the large a^2/2 terms and their rounding,
-     * which 1/(1 - r) would amplify, drop out. */
-    double log_r = a < -2.0 ? dpa_log_mills(-b) - dpa_log_mills(-a)
-                            : epsilon + log_phi_b - log_phi_a;
+    /* log(e^eps Phi(b)).  With phi(b) e^eps = phi(a) exactly, for b < -2 it
+     * is log phi(a) + log R(-b): eps and b^2/2, which may both be huge,
+     * never meet. */
+    double log_eb = b < -2.0 ? -0.5 * a * a - LOG_SQRT_2PI + dpa_log_mills(-b)
+                             : epsilon + dpa_log_ndtr(b);
+    /* log r; once a < -2 too it is the ratio of Mills ratios R(-b)/R(-a),
+     * free of the a^2/2 terms whose rounding 1/(1 - r) would amplify. */
+    double log_r = a < -2.0 ? dpa_log_mills(-b) - dpa_log_mills(-a) : log_eb - log_phi_a;
     if (log_r < CANCELLATION_LIMIT) return log_phi_a + dpa_log1mexp(log_r);
-    return log_delta_by_quadrature(mu, epsilon, b, log_phi_b);
+    return log_delta_by_quadrature(mu, b, log_eb);
 }
 
 double dpa_gdp_delta_relerr(double mu, double epsilon)
 {
-    double ratio = mu > 0.0 ? epsilon / mu : 0.0;
-    return 1e-11 + 1e-14 * (1.0 + ratio) * (1.0 + ratio);
+    if (!(mu > 0.0)) return 1e-11;
+    /* a = -eps/mu + mu/2 is rounded by up to ulp(eps/mu + mu/2).  In the
+     * Mills regime (a < -2) log delta moves by about |a| + 2 times that;
+     * for a >= -2, by at most 4 (the slope of log Phi there) times the
+     * 1/(1 - r) <= 100 amplification of the direct formula. */
+    double scale = epsilon / mu + 0.5 * mu;
+    double a = -epsilon / mu + 0.5 * mu;
+    return 1e-11 + 8.0 * DBL_EPSILON * scale * (a < -2.0 ? 2.0 - a : 400.0);
 }
 
 static int check_mu(double mu, dpa_error *err)
@@ -95,8 +117,9 @@ int dpa_gdp_delta(double mu, double epsilon, dpa_bound *out, dpa_error *err)
         return dpa_fail(err, DPA_EACCURACY, "gdp: delta(eps=%g) for mu=%g could not be evaluated", epsilon, mu);
     out->estimate = exp(ld);
     double eta = dpa_gdp_delta_relerr(mu, epsilon);
-    out->upper = fmin(1.0, exp(ld_hi) * (1.0 + eta));
-    out->lower = exp(ld_lo) * (1.0 - eta);
+    /* delta > 0 for every mu > 0: an upper bound that underflowed to 0 would be a lie */
+    out->upper = fmin(1.0, fmax(exp(ld_hi) * (1.0 + eta), mu > 0.0 ? DBL_TRUE_MIN : 0.0));
+    out->lower = fmax(0.0, exp(ld_lo) * (1.0 - eta));
     out->order = 0.0;
     out->flags = DPA_EXACT;
     return DPA_OK;
@@ -143,6 +166,14 @@ int dpa_gdp_epsilon(double mu, double delta, dpa_bound *out, dpa_error *err)
     int st = check_mu(mu, err);
     if (!st) st = dpa_check_delta(delta, err);
     if (st) return st;
+    if (!isfinite(0.5 * mu * mu)) {
+        /* eps >= mu^2/2 - mu sqrt(2 log(1/delta)) exceeds the largest double */
+        out->lower = DBL_MAX;
+        out->estimate = out->upper = INFINITY;
+        out->order = 0.0;
+        out->flags = DPA_UNBOUNDED;
+        return DPA_OK;
+    }
     double lt = log(delta), ok, fail, lower, upper;
     /* upper: even if our delta were too small by the error bound, it meets delta */
     st = solve_eps(mu * (1.0 + INPUT_PAD), 1.0, lt, &upper, &fail, err);

@@ -138,6 +138,19 @@ double ref_gdp_delta(double mu, double eps)
     return d;
 }
 
+double ref_gdp_log_delta(double mu, double eps)
+{
+    mpfr_t m, e, r;
+    mpfr_inits2(PREC, m, e, r, (mpfr_ptr)0);
+    mpfr_set_d(m, mu, MPFR_RNDN);
+    mpfr_set_d(e, eps, MPFR_RNDN);
+    gdp_delta(r, m, e);
+    mpfr_log(r, r, MPFR_RNDN);
+    double d = mpfr_get_d(r, MPFR_RNDN);
+    mpfr_clears(m, e, r, (mpfr_ptr)0);
+    return d;
+}
+
 double ref_gdp_epsilon(double mu, double delta)
 {
     mpfr_t m, lo, hi, mid, d, target;

@@ -16,6 +16,8 @@ double ref_log_sub_exp(double a, double b);
 /* delta(eps) of mu-GDP: Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2),
  * evaluated at 512 bits so that the cancellation cannot reach the result. */
 double ref_gdp_delta(double mu, double eps);
+/* log delta(eps), for deltas below the double range. */
+double ref_gdp_log_delta(double mu, double eps);
 /* The eps with delta(eps) = delta, by bisection in MPFR (0 if delta(0) <= delta). */
 double ref_gdp_epsilon(double mu, double delta);
 /* Relative difference |x - ref| / |ref| (0 when both are 0). */

@@ -4,6 +4,7 @@
  */
 #include "mpfr_ref.h"
 #include "dpacct.h"
+#include "gaussian_profile.h"
 
 #include <check.h>
 #include <math.h>
@@ -71,6 +72,39 @@ END_TEST
  * delta = 1e-5 the analytic Gaussian needs sigma ~ 3.73 (the classical bound
  * sqrt(2 log(1.25/delta))/eps gives 4.84).  Checked here against MPFR: the
  * returned sigma meets the target and sigma (1 - 1e-9) does not. */
+/* Far outside the acceptance grid: delta below the double range (compared
+ * in log space), eps far beyond the mean loss, large mu. */
+START_TEST(gdp_far_regimes_match_mpfr)
+{
+    const double cases[][2] = { { 1.0, 100.0 }, { 1.0, 1e3 }, { 1.0, 1e4 }, { 0.01, 10.0 },
+                                { 1e-3, 1.0 }, { 100.0, 1e4 }, { 1e3, 5e5 }, { 300.0, 1e3 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double mu = cases[i][0], eps = cases[i][1];
+        double ours = dpa_gdp_log_delta(mu, eps), ref = ref_gdp_log_delta(mu, eps);
+        ck_assert_msg(fabs(ours - ref) <= 1e-10 * (1.0 + fabs(ref)) + dpa_gdp_delta_relerr(mu, eps),
+                      "log delta(mu=%g, eps=%g) = %.17g, MPFR %.17g", mu, eps, ours, ref);
+        dpa_bound b;
+        ck_assert_int_eq(dpa_gdp_delta(mu, eps, &b, NULL), DPA_OK);
+        ck_assert_double_gt(b.upper, 0.0);   /* delta > 0 even where it underflows */
+    }
+    const double big_mu[] = { 100.0, 1e3 };
+    for (size_t i = 0; i < 2; i++) {
+        dpa_bound b;
+        ck_assert_int_eq(dpa_gdp_epsilon(big_mu[i], 1e-5, &b, NULL), DPA_OK);
+        double ref = ref_gdp_epsilon(big_mu[i], 1e-5);
+        ck_assert_double_lt(rel_err(b.estimate, ref), 1e-10);
+        ck_assert(b.lower <= ref && ref <= b.upper);
+    }
+    /* mu^2/2 beyond the double range: eps is reported unbounded, not wrong */
+    dpa_bound b;
+    ck_assert_int_eq(dpa_gdp_epsilon(1e160, 1e-5, &b, NULL), DPA_OK);
+    ck_assert(isinf(b.upper) && (b.flags & DPA_UNBOUNDED));
+    ck_assert_int_eq(dpa_gdp_epsilon(1e9, 1e-5, &b, NULL), DPA_OK);
+    ck_assert_double_lt(rel_err(b.estimate, 5e17), 1e-6);
+    ck_assert_double_ge(b.upper, b.estimate);
+}
+END_TEST
+
 START_TEST(analytic_gaussian_calibration)
 {
     const double targets[][2] = { { 1.0, 1e-5 }, { 0.1, 1e-6 }, { 8.0, 1e-10 }, { 0.5, 1e-30 }, { 20.0, 0.1 } };
@@ -227,6 +261,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, gdp_profile_matches_mpfr_on_the_grid);
     tcase_add_test(tc, gdp_delta_survives_cancellation);
+    tcase_add_test(tc, gdp_far_regimes_match_mpfr);
     tcase_add_test(tc, analytic_gaussian_calibration);
     tcase_add_test(tc, gaussian_composition_is_a_gaussian);
     tcase_add_test(tc, gdp_clt_for_poisson_sampling_is_flagged);

@@ -1,2 +1,469 @@
 #!/bin/sh
-echo "0 passed, 0 failed"
+# test-cli.sh - black-box tests of the dpacct command (run by `make check`).
+#
+# Every flag gets at least one valid use and its invalid uses.  A usage
+# error must exit with status exactly 2, print nothing on stdout and
+# exactly one line on stderr, starting "dpacct: " and naming the flag.
+# Library failures and unsupported mechanisms exit with 1.
+#
+# Numbers are checked against independent references, computed once with
+# mpmath at 40 digits from the closed form of mu-GDP / the Gaussian
+# mechanism, delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)
+# (Dong, Roth & Su 2022, Cor. 2.13; Balle & Wang 2018, Thm 8):
+#   mu = 1,        delta = 1e-5:  eps   = 4.3771780956812246
+#   mu = sqrt(10), eps = 1:       delta = 0.81851781551325016
+#   eps = 1, delta = 1e-5:        sigma = 3.7306316348159418 (so with
+#                                 sigma = 20 the largest step count is
+#                                 floor((20 / 3.73063...)^2) = 28)
+#   CLT mu = q sqrt(T (e^{1/sigma^2} - 1)) = 0.57360147039228347 for
+#   q = 256/60000, T = 14063, sigma = 1.1 (Bu et al. 2020, Eq. 5), whose
+#   eps at delta = 1e-5 is 2.3243616628354374.
+#
+# POSIX sh, awk and grep only.
+
+DPACCT=${DPACCT:-./dpacct}
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/dpacct-cli.XXXXXX") || exit 99
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+passed=0
+failed=0
+
+pass() {
+    passed=$((passed + 1))
+    echo "PASS: $1"
+}
+
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $1${2:+ ($2)}"
+}
+
+# run ARGS...: run dpacct, keep stdout, stderr and the status.
+run() {
+    "$DPACCT" "$@" >"$TMP/out" 2>"$TMP/err"
+    status=$?
+}
+
+first_error() {
+    head -n 1 "$TMP/err"
+}
+
+# expect_ok NAME ERE ARGS...: status 0, stdout matches ERE, stderr empty.
+expect_ok() {
+    name=$1
+    pattern=$2
+    shift 2
+    run "$@"
+    if [ "$status" -ne 0 ]; then
+        fail "$name" "exit status $status: $(first_error)"
+    elif ! grep -Eq -- "$pattern" "$TMP/out"; then
+        fail "$name" "stdout does not match /$pattern/"
+    elif [ -s "$TMP/err" ]; then
+        fail "$name" "unexpected stderr: $(first_error)"
+    else
+        pass "$name"
+    fi
+}
+
+# stderr_is_one_line: exactly one complete line.
+stderr_is_one_line() {
+    [ "$(wc -l <"$TMP/err" | tr -d ' ')" -eq 1 ] &&
+        [ "$(awk 'END { print NR }' "$TMP/err")" -eq 1 ]
+}
+
+# expect_error NAME STATUS TEXT ARGS...: exit STATUS, nothing on stdout,
+# one line "dpacct: ..." on stderr that contains TEXT (fixed string).
+expect_error() {
+    name=$1
+    want=$2
+    text=$3
+    shift 3
+    run "$@"
+    if [ "$status" -ne "$want" ]; then
+        fail "$name" "exit status $status, expected $want: $(first_error)"
+    elif ! stderr_is_one_line; then
+        fail "$name" "stderr is not exactly one line: $(wc -l <"$TMP/err") lines"
+    elif ! grep -q '^dpacct: ' "$TMP/err"; then
+        fail "$name" "stderr does not start with 'dpacct: ': $(first_error)"
+    elif ! grep -qF -- "$text" "$TMP/err"; then
+        fail "$name" "stderr does not name '$text': $(first_error)"
+    elif [ -s "$TMP/out" ]; then
+        fail "$name" "unexpected stdout"
+    else
+        pass "$name"
+    fi
+}
+
+# expect_usage NAME FLAG ARGS...: a usage error (status 2) naming FLAG.
+expect_usage() {
+    name=$1
+    flag=$2
+    shift 2
+    expect_error "$name" 2 "$flag" "$@"
+}
+
+# field KEY: the value after KEY in the key-value table on stdout.
+field() {
+    awk -v k="$1" '$1 == k { print $2; exit }' "$TMP/out"
+}
+
+# check NAME AWK-CONDITION VALUE...: the condition holds for v1, v2, ...
+check() {
+    name=$1
+    cond=$2
+    shift 2
+    if awk -v v1="${1-}" -v v2="${2-}" -v v3="${3-}" \
+        "BEGIN { if (v1 == \"\") exit 1; exit !($cond) }"; then
+        pass "$name"
+    else
+        fail "$name" "values '$*' fail: $cond"
+    fi
+}
+
+# is_json FILE: a strict recursive-descent JSON validator in awk.
+is_json() {
+    awk '
+    function skip() { while (pos <= n && index(" \t\r\n", substr(s, pos, 1)) > 0) pos++ }
+    function str(   c) {
+        if (substr(s, pos, 1) != "\"") return 0
+        pos++
+        while (pos <= n) {
+            c = substr(s, pos, 1)
+            if (c == "\"") { pos++; return 1 }
+            if (c == "\\") {
+                c = substr(s, pos + 1, 1)
+                if (index("\"\\/bfnrt", c) > 0) { pos += 2; continue }
+                if (c == "u" && substr(s, pos + 2, 4) ~ /^[0-9a-fA-F][0-9a-fA-F][0-9a-fA-F][0-9a-fA-F]$/) { pos += 6; continue }
+                return 0
+            }
+            if (index(ctrl, c) > 0) return 0
+            pos++
+        }
+        return 0
+    }
+    function members(endc,   c) {
+        pos++
+        skip()
+        if (substr(s, pos, 1) == endc) { pos++; return 1 }
+        for (;;) {
+            skip()
+            if (endc == "}") {
+                if (!str()) return 0
+                skip()
+                if (substr(s, pos, 1) != ":") return 0
+                pos++
+            }
+            if (!value()) return 0
+            skip()
+            c = substr(s, pos, 1)
+            pos++
+            if (c == endc) return 1
+            if (c != ",") return 0
+        }
+    }
+    function value(   c, rest) {
+        skip()
+        c = substr(s, pos, 1)
+        if (c == "{") return members("}")
+        if (c == "[") return members("]")
+        if (c == "\"") return str()
+        rest = substr(s, pos)
+        if (match(rest, /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/)) { pos += RLENGTH; return 1 }
+        if (substr(rest, 1, 4) == "true" || substr(rest, 1, 4) == "null") { pos += 4; return 1 }
+        if (substr(rest, 1, 5) == "false") { pos += 5; return 1 }
+        return 0
+    }
+    BEGIN { for (i = 1; i < 32; i++) ctrl = ctrl sprintf("%c", i) }
+    { s = s $0 "\n" }
+    END {
+        n = length(s)
+        pos = 1
+        ok = value()
+        skip()
+        exit !(ok && pos == n + 1)
+    }' "$1"
+}
+
+# References (see the header).
+EPS_MU1=4.3771780956812246
+DELTA_MU_SQRT10=0.81851781551325016
+SIGMA_EPS1=3.7306316348159418
+EPS_DPSGD_CLT=2.3243616628354374
+
+# ---- top level -------------------------------------------------------------
+
+expect_ok "--help exits 0" 'Usage: dpacct' --help
+expect_ok "-h exits 0" 'Usage: dpacct' -h
+expect_ok "--version prints the version" '^dpacct [0-9]+\.[0-9]+\.[0-9]+$' --version
+expect_usage "unknown subcommand exits 2" "frobnicate" frobnicate
+expect_usage "no subcommand exits 2" "subcommand"
+expect_usage "option before the subcommand exits 2" "--sigma" --sigma 1 epsilon
+
+# The accountants the registry reports, from `dpacct --help`.
+run --help
+ACCOUNTANTS=$(awk '/^Accountants:/ { on = 1; next } on && /^  [a-z]/ { print $1; next } on { exit }' "$TMP/out")
+if [ -n "$ACCOUNTANTS" ]; then
+    pass "--help lists the accountants"
+else
+    fail "--help lists the accountants"
+fi
+
+for sub in epsilon delta calibrate compare; do
+    expect_ok "$sub --help exits 0" "Usage: dpacct $sub" "$sub" --help
+    if grep -q 'upper' "$TMP/out" && grep -q 'certified bound to report' "$TMP/out"; then
+        pass "$sub --help says upper is the certified bound"
+    else
+        fail "$sub --help says upper is the certified bound"
+    fi
+    for opt in --sigma --format --relation --help; do
+        if grep -qF -- "$opt" "$TMP/out"; then
+            pass "$sub --help lists $opt"
+        else
+            fail "$sub --help lists $opt"
+        fi
+    done
+    expect_ok "$sub -h exits 0" "Usage: dpacct $sub" "$sub" -h
+done
+
+# ---- epsilon, delta: values against the references -------------------------
+
+expect_ok "epsilon --accountant gaussian prints a number" '^upper +[0-9]' \
+    epsilon --sigma 1 --delta 1e-5 --accountant gaussian
+up=$(field upper)
+lo=$(field lower)
+check "gaussian epsilon(sigma=1, delta=1e-5) lies between 4.3771 and 4.3773" \
+    "v1 >= 4.3771 && v1 <= 4.3773" "$up"
+check "gaussian upper >= reference $EPS_MU1" "v1 >= v2" "$up" "$EPS_MU1"
+check "gaussian lower <= reference" "v1 <= v2" "$lo" "$EPS_MU1"
+check "gaussian bracket is tight (< 1e-8)" "v1 - v2 < 1e-8" "$up" "$lo"
+if grep -q '^flags .*exact' "$TMP/out"; then pass "gaussian is flagged exact"; else fail "gaussian is flagged exact"; fi
+
+expect_ok "epsilon --accountant gdp (mu = 1) prints a number" '^upper +[0-9]' \
+    epsilon --sigma 1 --delta 1e-5 --accountant gdp
+check "1-GDP epsilon at delta 1e-5 lies between 4.3771 and 4.3773" \
+    "v1 >= 4.3771 && v1 <= 4.3773 && v1 >= v2" "$(field upper)" "$EPS_MU1"
+
+expect_ok "epsilon --accountant zcdp prints a number and an order" '^order +[0-9]' \
+    epsilon --sigma 1 --delta 1e-5 --accountant zcdp
+check "zcdp upper is a valid bound (>= the exact epsilon)" "v1 >= v2" "$(field upper)" "$EPS_MU1"
+
+expect_ok "epsilon without --accountant uses gaussian when unsampled" '^method +gaussian$' \
+    epsilon --sigma 1 --delta 1e-5
+expect_ok "epsilon without --accountant uses gdp when sampled" '^method +gdp$' \
+    epsilon --sigma 1 --delta 1e-5 --sampling-rate 0.01 --steps 100
+if grep -q 'not privacy guarantees' "$TMP/out"; then
+    pass "sampled gdp epsilon prints the approximation note"
+else
+    fail "sampled gdp epsilon prints the approximation note"
+fi
+
+expect_ok "delta --steps 10 prints a number" '^upper +0\.[0-9]' \
+    delta --sigma 1 --epsilon 1 --steps 10 --accountant gaussian
+check "delta(sigma=1, 10 steps, eps=1) brackets $DELTA_MU_SQRT10" "v1 >= v3 && v2 <= v3" \
+    "$(field upper)" "$(field lower)" "$DELTA_MU_SQRT10"
+expect_ok "delta --epsilon 0 is allowed" '^upper +0\.[0-9]' delta --sigma 1 --epsilon 0
+
+# ---- every mechanism flag, valid uses ----------------------------------------
+
+expect_ok "--sampling-rate is used" 'poisson\(q=0\.01' \
+    epsilon --sigma 1 --delta 1e-5 --sampling-rate 0.01 --steps 10
+expect_ok "--sampling-rate 1 means no sampling" '^mechanism +gaussian\(sigma=1\)$' \
+    epsilon --sigma 1 --delta 1e-5 --sampling-rate 1
+expect_ok "--batch-size/--dataset-size give q = B/N" 'poisson\(q=0\.25,' \
+    epsilon --sigma 1 --delta 1e-5 --batch-size 25 --dataset-size 100
+expect_ok "--steps composes" 'count=10,' epsilon --sigma 1 --delta 1e-5 --steps 10
+expect_ok "--epochs without sampling rounds up" 'count=3,' epsilon --sigma 1 --delta 1e-5 --epochs 2.5
+expect_ok "--epochs 1 at rate 0.01 is exactly 100 steps" 'count=100,' \
+    epsilon --sigma 1 --delta 1e-5 --epochs 1 --sampling-rate 0.01
+expect_ok "--epochs with batch/dataset is ceil(E N / B)" 'count=14063,' \
+    epsilon --sigma 1.1 --delta 1e-5 --epochs 60 --batch-size 256 --dataset-size 60000
+expect_ok "--relation replace-one" '^relation +replace-one$' \
+    epsilon --sigma 1 --delta 1e-5 --relation replace-one
+expect_ok "--relation add-remove" '^relation +add-remove$' \
+    epsilon --sigma 1 --delta 1e-5 --relation add-remove
+expect_error "replace-one with sampled gdp is unsupported (exit 1)" 1 "gdp" \
+    epsilon --sigma 1 --delta 1e-5 --sampling-rate 0.01 --relation replace-one --accountant gdp
+expect_error "an accountant that cannot handle the mechanism exits 1" 1 "gaussian" \
+    epsilon --sigma 1 --delta 1e-5 --sampling-rate 0.01 --accountant gaussian
+for name in $ACCOUNTANTS; do
+    expect_ok "--accountant $name" "^method +$name\$" \
+        epsilon --sigma 1 --delta 1e-5 --accountant "$name"
+done
+
+# ---- --format ----------------------------------------------------------------
+
+expect_ok "--format table" '^upper ' epsilon --sigma 1 --delta 1e-5 --format table
+expect_ok "--format json has results" '"results"' epsilon --sigma 1 --delta 1e-5 --format json
+if is_json "$TMP/out"; then pass "--format json is valid JSON"; else fail "--format json is valid JSON"; fi
+for key in '"mechanism"' '"delta"' '"method"' '"supported"' '"reason"' '"epsilon_upper"' \
+    '"epsilon_lower"' '"estimate"' '"flags"' '"approximate"' '"time_ms"'; do
+    if grep -qF "$key" "$TMP/out"; then pass "json has $key"; else fail "json has $key"; fi
+done
+check "json epsilon_upper >= reference" "v1 >= v2" \
+    "$(sed -n 's/.*"epsilon_upper": \([0-9.e+-]*\).*/\1/p' "$TMP/out")" "$EPS_MU1"
+expect_ok "--format csv has a header with commas" '^method,.*,.*,' \
+    epsilon --sigma 1 --delta 1e-5 --format csv
+check "csv has a header and one row" "v1 == 2" "$(awk 'END { print NR }' "$TMP/out")"
+check "csv rows have as many fields as the header" "v1 == 1" \
+    "$(awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { print (NR >= 2 && !bad) ? 1 : 0 }' "$TMP/out")"
+expect_ok "delta --format json has results" '"results"' delta --sigma 1 --epsilon 1 --format json
+if is_json "$TMP/out"; then pass "delta json is valid JSON"; else fail "delta json is valid JSON"; fi
+
+# ---- calibrate ---------------------------------------------------------------
+
+expect_ok "calibrate finds a noise multiplier" '^noise multiplier +[0-9]' \
+    calibrate --epsilon 1 --delta 1e-5 --accountant gaussian
+check "calibrated sigma meets the target and is within 1e-6 of $SIGMA_EPS1" \
+    "v1 >= v2 && v1 <= v2 * (1 + 1e-6)" "$(awk '/^noise multiplier/ { print $3 }' "$TMP/out")" "$SIGMA_EPS1"
+check "calibrate reports its evaluations" "v1 > 0" "$(field evaluations)"
+if grep -q '^tolerance ' "$TMP/out" && grep -q '^fails at ' "$TMP/out"; then
+    pass "calibrate reports the failing value and the tolerance"
+else
+    fail "calibrate reports the failing value and the tolerance"
+fi
+expect_ok "calibrate --solve sigma explicitly" '^noise multiplier' \
+    calibrate --solve sigma --epsilon 1 --delta 1e-5 --steps 10
+expect_ok "calibrate --solve steps finds 28 steps for sigma 20" '^steps +28 ' \
+    calibrate --solve steps --sigma 20 --epsilon 1 --delta 1e-5
+expect_ok "calibrate --format json" '"value"' calibrate --epsilon 1 --delta 1e-5 --format json
+if is_json "$TMP/out"; then pass "calibrate json is valid JSON"; else fail "calibrate json is valid JSON"; fi
+expect_ok "calibrate --format csv" '^method,solve,' calibrate --epsilon 1 --delta 1e-5 --format csv
+
+# ---- compare: the DP-SGD example ----------------------------------------------
+
+expect_ok "compare DP-SGD example exits 0" '^mechanism: ' \
+    compare --sigma 1.1 --batch-size 256 --dataset-size 60000 --epochs 60 --delta 1e-5
+for name in $ACCOUNTANTS gaussian gdp zcdp; do
+    if awk -v m="$name" '$1 == m { found = 1 } END { exit !found }' "$TMP/out"; then
+        pass "compare lists $name"
+    else
+        fail "compare lists $name"
+    fi
+done
+if awk '$1 == "gdp" && /approximate/ { found = 1 } END { exit !found }' "$TMP/out"; then
+    pass "compare marks gdp approximate"
+else
+    fail "compare marks gdp approximate"
+fi
+for name in gaussian zcdp; do
+    if awk -v m="$name" '$1 == m && /unsupported/ { found = 1 } END { exit !found }' "$TMP/out"; then
+        pass "compare marks $name unsupported"
+    else
+        fail "compare marks $name unsupported"
+    fi
+done
+if grep -q 'not privacy guarantees' "$TMP/out"; then
+    pass "compare prints the approximation footnote"
+else
+    fail "compare prints the approximation footnote"
+fi
+check "compare gdp (CLT) epsilon matches the reference $EPS_DPSGD_CLT" \
+    "v1 >= v2 && v1 - v2 < 1e-6" "$(awk '$1 == "gdp" { print $2 }' "$TMP/out")" "$EPS_DPSGD_CLT"
+expect_ok "compare --format json" '"results"' \
+    compare --sigma 1.1 --batch-size 256 --dataset-size 60000 --epochs 60 --delta 1e-5 --format json
+if is_json "$TMP/out"; then pass "compare json is valid JSON"; else fail "compare json is valid JSON"; fi
+if grep -q '"approximate": true' "$TMP/out" && grep -q '"supported": false' "$TMP/out"; then
+    pass "compare json marks approximate and unsupported rows"
+else
+    fail "compare json marks approximate and unsupported rows"
+fi
+expect_ok "compare --format csv" '^method,supported,' \
+    compare --sigma 1.1 --batch-size 256 --dataset-size 60000 --epochs 60 --delta 1e-5 --format csv
+check "compare csv has one row per accountant" "v1 == v2 + 1" \
+    "$(awk 'END { print NR }' "$TMP/out")" "$(echo "$ACCOUNTANTS" | awk 'END { print NR }')"
+expect_ok "compare --epsilon compares delta" '^method +delta upper' \
+    compare --sigma 1 --steps 10 --epsilon 1
+expect_ok "compare --relation replace-one" 'replace-one' \
+    compare --sigma 1 --delta 1e-5 --relation replace-one
+
+# ---- invalid values of each numeric flag -----------------------------------
+
+# bad_values FLAG "SUBCOMMAND AND OTHER ARGS" VALUE...: each value is refused.
+bad_values() {
+    flag=$1
+    base=$2
+    shift 2
+    for v in "$@"; do
+        # $base is split on purpose: it holds only plain words
+        # shellcheck disable=SC2086
+        expect_usage "$flag '$v' is refused" "$flag" $base "$flag" "$v"
+    done
+    # shellcheck disable=SC2086
+    expect_usage "$flag without a value is refused" "$flag" $base "$flag"
+    # shellcheck disable=SC2086
+    expect_usage "$flag= (empty) is refused" "$flag" $base "$flag="
+}
+
+COMMON_BAD="nan NaN inf -inf infinity -1 abc 1.5x 1e999 0x"
+# shellcheck disable=SC2086
+bad_values --sigma "epsilon --delta 1e-5" $COMMON_BAD 0 "" " 1" "1 "
+# shellcheck disable=SC2086
+bad_values --sampling-rate "epsilon --sigma 1 --delta 1e-5" $COMMON_BAD 0 1.5 1.0000001
+# shellcheck disable=SC2086
+bad_values --epochs "epsilon --sigma 1 --delta 1e-5" $COMMON_BAD 0
+# shellcheck disable=SC2086
+bad_values --delta "epsilon --sigma 1" $COMMON_BAD 0 1 1.5
+# shellcheck disable=SC2086
+bad_values --epsilon "delta --sigma 1" $COMMON_BAD
+COUNT_BAD="-1 0 abc 1.5 1e3 10x +5 0x10 99999999999999999999 nan"
+# shellcheck disable=SC2086
+bad_values --steps "epsilon --sigma 1 --delta 1e-5" $COUNT_BAD
+# shellcheck disable=SC2086
+bad_values --batch-size "epsilon --sigma 1 --delta 1e-5 --dataset-size 1000" $COUNT_BAD
+# shellcheck disable=SC2086
+bad_values --dataset-size "epsilon --sigma 1 --delta 1e-5 --batch-size 10" $COUNT_BAD
+bad_values --relation "epsilon --sigma 1 --delta 1e-5" add_remove replace ADD-REMOVE
+bad_values --format "epsilon --sigma 1 --delta 1e-5" xml JSON tables
+bad_values --accountant "epsilon --sigma 1 --delta 1e-5" pld rdp GAUSSIAN
+bad_values --solve "calibrate --epsilon 1 --delta 1e-5" noise delta
+expect_usage "a value with a newline still gives one line" --sigma \
+    epsilon --delta 1e-5 --sigma "$(printf '1\n2')"
+
+# ---- unknown flags, conflicts, missing flags ---------------------------------
+
+expect_usage "unknown long flag" --bogus epsilon --sigma 1 --delta 1e-5 --bogus
+expect_usage "unknown long flag with a value" --bogus epsilon --sigma 1 --delta 1e-5 --bogus=3
+expect_usage "unknown short flag" -x epsilon --sigma 1 --delta 1e-5 -x
+expect_usage "ambiguous abbreviation" --s epsilon --s 1 --delta 1e-5
+expect_usage "--help takes no value" --help epsilon --help=yes
+expect_usage "unexpected argument" extra epsilon --sigma 1 --delta 1e-5 extra
+expect_usage "flag given twice" --sigma epsilon --sigma 1 --sigma 2 --delta 1e-5
+expect_usage "--steps with --epochs conflict" --epochs \
+    epsilon --sigma 1 --delta 1e-5 --steps 10 --epochs 2
+expect_usage "--sampling-rate with --batch-size conflict" --sampling-rate \
+    epsilon --sigma 1 --delta 1e-5 --sampling-rate 0.1 --batch-size 10 --dataset-size 100
+expect_usage "--batch-size without --dataset-size" --batch-size \
+    epsilon --sigma 1 --delta 1e-5 --batch-size 10
+expect_usage "--dataset-size without --batch-size" --dataset-size \
+    epsilon --sigma 1 --delta 1e-5 --dataset-size 100
+expect_usage "batch larger than dataset" --batch-size \
+    epsilon --sigma 1 --delta 1e-5 --batch-size 300 --dataset-size 200
+expect_usage "--epochs giving 2^64 steps or more" --epochs \
+    epsilon --sigma 1 --delta 1e-5 --epochs 1e300 --sampling-rate 1e-10
+expect_usage "epsilon needs --sigma" --sigma epsilon --delta 1e-5
+expect_usage "epsilon needs --delta" --delta epsilon --sigma 1
+expect_usage "epsilon refuses --epsilon" --epsilon epsilon --sigma 1 --delta 1e-5 --epsilon 1
+expect_usage "epsilon refuses --solve" --solve epsilon --sigma 1 --delta 1e-5 --solve sigma
+expect_usage "delta needs --epsilon" --epsilon delta --sigma 1
+expect_usage "delta needs --sigma" --sigma delta --epsilon 1
+expect_usage "delta refuses --delta" --delta delta --sigma 1 --epsilon 1 --delta 1e-5
+expect_usage "compare needs --delta or --epsilon" --delta compare --sigma 1
+expect_usage "compare refuses --delta with --epsilon" --epsilon compare --sigma 1 --delta 1e-5 --epsilon 1
+expect_usage "compare refuses --accountant" --accountant compare --sigma 1 --delta 1e-5 --accountant gdp
+expect_usage "compare needs --sigma" --sigma compare --delta 1e-5
+expect_usage "calibrate needs --epsilon" --epsilon calibrate --delta 1e-5
+expect_usage "calibrate needs --delta" --delta calibrate --epsilon 1
+expect_usage "calibrate refuses a zero target" --epsilon calibrate --epsilon 0 --delta 1e-5
+expect_usage "calibrate --solve sigma refuses --sigma" --sigma calibrate --epsilon 1 --delta 1e-5 --sigma 1
+expect_usage "calibrate --solve steps needs --sigma" --sigma calibrate --solve steps --epsilon 1 --delta 1e-5
+expect_usage "calibrate --solve steps refuses --steps" --steps \
+    calibrate --solve steps --sigma 1 --epsilon 1 --delta 1e-5 --steps 10
+expect_usage "calibrate --solve steps refuses --epochs" --epochs \
+    calibrate --solve steps --sigma 1 --epsilon 1 --delta 1e-5 --epochs 2
+expect_error "calibrate with only an approximate accountant exits 1" 1 "gdp" \
+    calibrate --epsilon 1 --delta 1e-5 --sampling-rate 0.01 --sigma 1 --solve steps
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
