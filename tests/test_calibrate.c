@@ -5,6 +5,7 @@
  */
 #include "mpfr_ref.h"
 #include "dpacct.h"
+#include "testutil.h"
 
 #include <check.h>
 #include <math.h>
@@ -135,9 +136,5 @@ int main(void)
     tcase_add_test(tc, largest_steps_meets_target);
     tcase_add_test(tc, calibration_errors_are_reported);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include "dpacct.h"
+#include "testutil.h"
 #include "internal.h"
 
 #include <check.h>
@@ -244,9 +245,5 @@ int main(void)
     tcase_add_test(tc, status_strings_and_flag_words);
     tcase_add_test(tc, nested_counts_multiply);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

@@ -4,6 +4,7 @@
  */
 #include "mpfr_ref.h"
 #include "dpacct.h"
+#include "testutil.h"
 #include "gaussian_profile.h"
 
 #include <check.h>
@@ -123,17 +124,6 @@ START_TEST(analytic_gaussian_calibration)
 }
 END_TEST
 
-static dpa_accountant *account(const char *method, dpa_event *e)
-{
-    dpa_error err = { 0 };
-    ck_assert_ptr_nonnull(e);
-    dpa_accountant *a = dpa_accountant_new(method, NULL, &err);
-    ck_assert_ptr_nonnull(a);
-    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_OK);
-    dpa_event_free(e);
-    return a;
-}
-
 /* Composition: 1/sigma^2 = sum 1/sigma_i^2 (Balle & Wang 2018; Dong et al.
  * 2022 Cor. 3.3), whichever way the events are nested. */
 START_TEST(gaussian_composition_is_a_gaussian)
@@ -147,7 +137,7 @@ START_TEST(gaussian_composition_is_a_gaussian)
     for (int m = 0; m < 2; m++) {
         dpa_event *copy[3];
         for (int i = 0; i < 3; i++) copy[i] = dpa_event_copy(parts[i], &err);
-        dpa_accountant *a = account(methods[m], dpa_event_composed(copy, 3, &err));
+        dpa_accountant *a = accountant_with(methods[m], dpa_event_composed(copy, 3, &err));
         dpa_bound b;
         ck_assert_int_eq(dpa_accountant_epsilon(a, 1e-6, &b, &err), DPA_OK);
         double ref = ref_gdp_epsilon(sqrt(0.75), 1e-6);
@@ -174,7 +164,7 @@ START_TEST(gdp_clt_for_poisson_sampling_is_flagged)
     dpa_error err = { 0 };
     double q = 256.0 / 60000.0;
     uint64_t steps = 14063;
-    dpa_accountant *a = account("gdp", dpa_event_self_composed(
+    dpa_accountant *a = accountant_with("gdp", dpa_event_self_composed(
         dpa_event_poisson_sampled(q, dpa_event_gaussian(1.1, &err), &err), steps, &err));
     double mu, expect = q * sqrt((double)steps * expm1(1.0 / 1.21));
     const char *what;
@@ -200,7 +190,7 @@ START_TEST(gdp_clt_for_poisson_sampling_is_flagged)
     dpa_accountant_free(a);
 
     /* e^{1/sigma^2} overflows: no finite epsilon, said so */
-    a = account("gdp", dpa_event_poisson_sampled(0.5, dpa_event_gaussian(0.03, &err), &err));
+    a = accountant_with("gdp", dpa_event_poisson_sampled(0.5, dpa_event_gaussian(0.03, &err), &err));
     ck_assert_int_eq(dpa_accountant_epsilon(a, 1e-5, &b, &err), DPA_OK);
     ck_assert(isinf(b.upper) && (b.flags & DPA_UNBOUNDED));
     ck_assert_int_eq(dpa_accountant_delta(a, 1.0, &b, &err), DPA_OK);
@@ -268,9 +258,5 @@ int main(void)
     tcase_add_test(tc, gaussian_refuses_what_it_cannot_account);
     tcase_add_test(tc, closed_forms_reject_bad_arguments);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

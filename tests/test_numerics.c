@@ -3,6 +3,7 @@
 #include "mpfr_ref.h"
 #include "numerics.h"
 #include "dpacct.h"
+#include "testutil.h"
 
 #include <check.h>
 #include <float.h>
@@ -166,9 +167,5 @@ int main(void)
     tcase_add_test(tc, root_finder_reports_failure);
     tcase_add_test(tc, compensated_sum_keeps_small_terms);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

@@ -6,21 +6,11 @@
  */
 #include "mpfr_ref.h"
 #include "dpacct.h"
+#include "testutil.h"
 
 #include <check.h>
 #include <math.h>
 #include <string.h>
-
-static dpa_accountant *zcdp_of(dpa_event *e)
-{
-    dpa_error err = { 0 };
-    ck_assert_ptr_nonnull(e);
-    dpa_accountant *a = dpa_accountant_new("zcdp", NULL, &err);
-    ck_assert_ptr_nonnull(a);
-    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_OK);
-    dpa_event_free(e);
-    return a;
-}
 
 static double rho_of(const dpa_accountant *a)
 {
@@ -68,7 +58,7 @@ START_TEST(rho_of_each_mechanism)
         { dpa_event_self_composed(dpa_event_gaussian(10.0, &err), 1000, &err), 5.0 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        dpa_accountant *a = zcdp_of(cases[i].e);
+        dpa_accountant *a = accountant_with("zcdp", cases[i].e);
         ck_assert_msg(rel_err(rho_of(a), cases[i].rho) < 1e-15, "case %zu: rho %g, want %g", i, rho_of(a), cases[i].rho);
         dpa_accountant_free(a);
     }
@@ -86,7 +76,7 @@ START_TEST(conversion_is_bracketed_by_exact_and_classic)
         for (size_t j = 0; j < 4; j++) {
             dpa_error err = { 0 };
             double s = sigmas[i], delta = deltas[j], rho = 0.5 / (s * s);
-            dpa_accountant *a = zcdp_of(dpa_event_self_composed(dpa_event_gaussian(s, &err), 3, &err));
+            dpa_accountant *a = accountant_with("zcdp", dpa_event_self_composed(dpa_event_gaussian(s, &err), 3, &err));
             rho *= 3.0;
             dpa_bound b;
             ck_assert_int_eq(dpa_accountant_epsilon(a, delta, &b, &err), DPA_OK);
@@ -117,7 +107,7 @@ START_TEST(delta_is_bracketed)
 {
     dpa_error err = { 0 };
     double rho = 0.5;
-    dpa_accountant *a = zcdp_of(dpa_event_zcdp(rho, 0.0, &err));
+    dpa_accountant *a = accountant_with("zcdp", dpa_event_zcdp(rho, 0.0, &err));
     const double epss[] = { 0.0, 0.5, 1.0, 3.0, 10.0 };
     for (size_t i = 0; i < 5; i++) {
         dpa_bound d;
@@ -136,13 +126,13 @@ END_TEST
 START_TEST(xi_adds_to_epsilon)
 {
     dpa_error err = { 0 };
-    dpa_accountant *a = zcdp_of(dpa_event_zcdp(0.0, 0.3, &err));
+    dpa_accountant *a = accountant_with("zcdp", dpa_event_zcdp(0.0, 0.3, &err));
     dpa_bound b;
     ck_assert_int_eq(dpa_accountant_epsilon(a, 1e-5, &b, &err), DPA_OK);
     ck_assert_double_lt(rel_err(b.upper, 0.3), 1e-13);
     ck_assert_double_ge(b.upper, 0.3);
     dpa_accountant_free(a);
-    a = zcdp_of(dpa_event_zcdp(0.1, 0.2, &err));
+    a = accountant_with("zcdp", dpa_event_zcdp(0.1, 0.2, &err));
     ck_assert_int_eq(dpa_accountant_epsilon(a, 1e-5, &b, &err), DPA_OK);
     double scan = scan_cks_epsilon(0.1, 0.2, 1e-5);
     ck_assert_double_lt(rel_err(b.upper, scan), 1e-11);
@@ -182,9 +172,5 @@ int main(void)
     tcase_add_test(tc, xi_adds_to_epsilon);
     tcase_add_test(tc, subsampling_and_approximate_dp_are_refused);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

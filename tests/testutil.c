@@ -1,0 +1,22 @@
+/* testutil.c - small helpers shared by the Check suites. */
+#include "testutil.h"
+
+int run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
+
+dpa_accountant *accountant_with(const char *method, dpa_event *e)
+{
+    dpa_error err = { 0 };
+    ck_assert_msg(e != NULL, "event construction failed");
+    dpa_accountant *a = dpa_accountant_new(method, NULL, &err);
+    ck_assert_msg(a != NULL, "%s", err.message);
+    ck_assert_msg(dpa_accountant_compose(a, e, &err) == DPA_OK, "%s", err.message);
+    dpa_event_free(e);
+    return a;
+}
