@@ -20,30 +20,57 @@ static const double deltas[] = { 1e-30, 1e-25, 1e-20, 1e-15, 1e-12, 1e-10, 1e-8,
 /* The issue's acceptance grid: mu in [1e-3, 50], delta in [1e-30, 0.5],
  * both directions within 1e-10 relative of MPFR, and the certified
  * brackets contain the MPFR value. */
+/* epsilon(delta) through each public path: the closed form, the gaussian
+ * accountant (sigma = 1/mu) and the gdp accountant (a GDP event). */
+static void epsilon_three_ways(double mu, double delta, dpa_bound out[3])
+{
+    dpa_error err = { 0 };
+    ck_assert_int_eq(dpa_gdp_epsilon(mu, delta, &out[0], &err), DPA_OK);
+    dpa_accountant *g = accountant_with("gaussian", dpa_event_gaussian(1.0 / mu, &err));
+    dpa_accountant *d = accountant_with("gdp", dpa_event_gdp(mu, &err));
+    ck_assert_int_eq(dpa_accountant_epsilon(g, delta, &out[1], &err), DPA_OK);
+    ck_assert_int_eq(dpa_accountant_epsilon(d, delta, &out[2], &err), DPA_OK);
+    dpa_accountant_free(g);
+    dpa_accountant_free(d);
+}
+
+/* The issue's acceptance grid: mu in [1e-3, 50], delta in [1e-30, 0.5],
+ * both directions within 1e-10 relative of MPFR, and the certified
+ * brackets contain the MPFR value. */
 START_TEST(gdp_profile_matches_mpfr_on_the_grid)
 {
     double worst_eps = 0.0, worst_delta = 0.0;
     for (size_t i = 0; i < N_MU; i++) {
         for (size_t j = 0; j < N_DELTA; j++) {
             double mu = mus[i], delta = deltas[j];
-            dpa_bound b;
-            dpa_error err = { 0 };
-            ck_assert_int_eq(dpa_gdp_epsilon(mu, delta, &b, &err), DPA_OK);
             double ref = ref_gdp_epsilon(mu, delta);
-            double e = rel_err(b.estimate, ref);
-            if (e > worst_eps) worst_eps = e;
-            ck_assert_msg(e <= 1e-10, "eps(mu=%g, delta=%g) = %.17g, MPFR %.17g", mu, delta, b.estimate, ref);
-            ck_assert_msg(b.lower <= ref && ref <= b.upper,
-                          "eps bracket [%.17g, %.17g] misses MPFR %.17g (mu=%g delta=%g)",
-                          b.lower, b.upper, ref, mu, delta);
+            dpa_bound three[3];
+            epsilon_three_ways(mu, delta, three);
+            for (int k = 0; k < 3; k++) {
+                const dpa_bound *b = &three[k];
+                double e = rel_err(b->estimate, ref);
+                if (e > worst_eps) worst_eps = e;
+                ck_assert_msg(e <= 1e-10, "path %d: eps(mu=%g, delta=%g) = %.17g, MPFR %.17g",
+                              k, mu, delta, b->estimate, ref);
+                ck_assert_msg(b->lower <= ref && ref <= b->upper,
+                              "path %d: eps bracket [%.17g, %.17g] misses MPFR %.17g (mu=%g delta=%g)",
+                              k, b->lower, b->upper, ref, mu, delta);
+            }
             if (ref == 0.0) continue;
             /* delta at the reference epsilon */
-            ck_assert_int_eq(dpa_gdp_delta(mu, ref, &b, &err), DPA_OK);
+            dpa_bound b;
+            ck_assert_int_eq(dpa_gdp_delta(mu, ref, &b, NULL), DPA_OK);
             double dref = ref_gdp_delta(mu, ref);
-            e = rel_err(b.estimate, dref);
+            double e = rel_err(b.estimate, dref);
             if (e > worst_delta) worst_delta = e;
             ck_assert_msg(e <= 1e-10, "delta(mu=%g, eps=%.17g) = %.17g, MPFR %.17g", mu, ref, b.estimate, dref);
             ck_assert_msg(b.lower <= dref && dref <= b.upper, "delta bracket misses MPFR (mu=%g eps=%g)", mu, ref);
+            /* mu(eps, delta) inverts it: the certified lower mu meets delta, the upper does not */
+            dpa_bound m;
+            ck_assert_int_eq(dpa_gdp_mu(ref, delta, &m, NULL), DPA_OK);
+            ck_assert_double_lt(rel_err(m.estimate, mu), 1e-9);
+            ck_assert_double_le(ref_gdp_delta(m.lower, ref), delta);
+            ck_assert_double_ge(ref_gdp_delta(m.upper, ref), delta);
         }
     }
     printf("gdp profile vs MPFR: max rel err eps %.3g, delta %.3g\n", worst_eps, worst_delta);
