@@ -204,3 +204,57 @@ double ref_log_mills(double x)
     mpfr_clears(v, t, (mpfr_ptr)0);
     return r;
 }
+
+double ref_sgm_rdp(double q, double sigma, double alpha)
+{
+    const mpfr_prec_t prec = 192;
+    /* step: trapezoid error exp(-2 pi^2 sigma / h) for the singularities,
+     * exp(-2 pi^2 / h^2) for the Gaussian factor; both below 1e-40 */
+    double h = fmin(0.2 * sigma, 0.45);
+    double lo = -45.0, hi = alpha / sigma + 45.0;
+    long n = (long)ceil((hi - lo) / h);
+    h = (hi - lo) / n;
+    mpfr_t u, x, t, acc, mq, one_mq, s2, al;
+    mpfr_inits2(prec, u, x, t, acc, mq, one_mq, s2, al, (mpfr_ptr)0);
+    mpfr_set_d(mq, q, MPFR_RNDN);
+    mpfr_ui_sub(one_mq, 1, mq, MPFR_RNDN);
+    mpfr_set_d(s2, sigma, MPFR_RNDN);
+    mpfr_set_d(al, alpha, MPFR_RNDN);
+    mpfr_set_ui(acc, 0, MPFR_RNDN);
+    for (long i = 0; i <= n; i++) {
+        mpfr_set_d(u, lo, MPFR_RNDN);
+        mpfr_set_d(t, h, MPFR_RNDN);
+        mpfr_mul_si(t, t, i, MPFR_RNDN);
+        mpfr_add(u, u, t, MPFR_RNDN);              /* u = lo + i h */
+        /* x = (2 sigma u - 1) / (2 sigma^2) */
+        mpfr_mul(x, u, s2, MPFR_RNDN);
+        mpfr_mul_ui(x, x, 2, MPFR_RNDN);
+        mpfr_sub_ui(x, x, 1, MPFR_RNDN);
+        mpfr_div(x, x, s2, MPFR_RNDN);
+        mpfr_div(x, x, s2, MPFR_RNDN);
+        mpfr_div_ui(x, x, 2, MPFR_RNDN);
+        mpfr_exp(x, x, MPFR_RNDN);
+        mpfr_mul(x, x, mq, MPFR_RNDN);
+        mpfr_add(x, x, one_mq, MPFR_RNDN);         /* 1 - q + q e^(...) */
+        mpfr_log(x, x, MPFR_RNDN);
+        mpfr_mul(x, x, al, MPFR_RNDN);             /* alpha log(...) */
+        mpfr_sqr(t, u, MPFR_RNDN);
+        mpfr_div_ui(t, t, 2, MPFR_RNDN);
+        mpfr_sub(x, x, t, MPFR_RNDN);              /* - u^2 / 2 */
+        mpfr_exp(x, x, MPFR_RNDN);
+        if (i == 0 || i == n) mpfr_div_ui(x, x, 2, MPFR_RNDN);
+        mpfr_add(acc, acc, x, MPFR_RNDN);
+    }
+    mpfr_set_d(t, h, MPFR_RNDN);
+    mpfr_mul(acc, acc, t, MPFR_RNDN);
+    mpfr_const_pi(t, MPFR_RNDN);
+    mpfr_mul_ui(t, t, 2, MPFR_RNDN);
+    mpfr_sqrt(t, t, MPFR_RNDN);
+    mpfr_div(acc, acc, t, MPFR_RNDN);              /* / sqrt(2 pi) */
+    mpfr_log(acc, acc, MPFR_RNDN);
+    mpfr_sub_ui(t, al, 1, MPFR_RNDN);
+    mpfr_div(acc, acc, t, MPFR_RNDN);
+    double r = mpfr_get_d(acc, MPFR_RNDN);
+    mpfr_clears(u, x, t, acc, mq, one_mq, s2, al, (mpfr_ptr)0);
+    return r;
+}

@@ -1,0 +1,220 @@
+/*
+ * rdp_curves.c - Renyi DP of single mechanisms at one order.
+ *
+ * Everything is evaluated in log space and arranged so that only positive
+ * quantities are added: where a textbook formula subtracts (A - 1 for a
+ * moment A close to 1, a ratio close to 1), it is rewritten first.  The
+ * result is padded by RDP_PAD (relative) to cover the remaining rounding.
+ */
+#include "rdp_curves.h"
+#include "numerics.h"
+
+#include <float.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_integration.h>
+#include <math.h>
+
+/* Relative pad for rounding in the closed forms below: their terms carry
+ * errors of a few ulps of lgamma(alpha + 1) <= 6e3, i.e. ~1e-12. */
+#define RDP_PAD 1e-11
+
+static double pad_up(double eps)
+{
+    return eps > 0.0 ? eps * (1.0 + RDP_PAD) + DBL_TRUE_MIN : eps;
+}
+
+/* log(e^x - 1) for x > 0 without overflow or cancellation. */
+static double log_expm1(double x)
+{
+    return x > 30.0 ? x + log1p(-exp(-x)) : log(expm1(x));
+}
+
+/* log of the binomial coefficient C(alpha, k) for real alpha >= k >= 0. */
+static double log_binomial(double alpha, double k)
+{
+    return lgamma(alpha + 1.0) - lgamma(k + 1.0) - lgamma(alpha - k + 1.0);
+}
+
+/* eps(alpha) = log(1 + e^{log_excess}) / (alpha - 1), where e^{log_excess}
+ * is A - 1 for the Renyi moment A. */
+static double eps_from_excess(double log_excess, double alpha)
+{
+    return dpa_log_add_exp(0.0, log_excess) / (alpha - 1.0);
+}
+
+double rdp_gaussian(double sigma, double alpha)
+{
+    return pad_up(alpha / (2.0 * sigma * sigma));
+}
+
+/* ---- Poisson-subsampled Gaussian ---------------------------------------- */
+
+/* Integer alpha (Mironov, Talwar & Zhang 2019, Sec. 3.3): with mu0 = N(0, s^2),
+ * mu = (1 - q) mu0 + q N(1, s^2),
+ *   A = E_mu0[(mu/mu0)^alpha] = sum_k C(alpha,k) (1-q)^{alpha-k} q^k e^{(k^2-k)/(2 s^2)}.
+ * The weights sum to one, so A - 1 = sum_{k>=2} C(alpha,k) (1-q)^{alpha-k} q^k
+ * expm1((k^2-k)/(2 s^2)): a sum of positive terms, exact in doubles even when
+ * A - 1 is 1e-20 (tiny q, huge sigma), where log(A) itself would be lost. */
+static double log_excess_integer(double q, double sigma, double alpha)
+{
+    const double log_q = log(q), log_1mq = log1p(-q), inv2s2 = 0.5 / (sigma * sigma);
+    const int n = (int)alpha;
+    double acc = -INFINITY;
+    for (int k = 2; k <= n; k++) {
+        double t = log_binomial(alpha, k) + (alpha - k) * log_1mq + k * log_q +
+                   log_expm1((double)k * (k - 1) * inv2s2);
+        acc = dpa_log_add_exp(acc, t);
+    }
+    return acc;
+}
+
+/* log(g(x)) with g(x) = (1+x)^alpha - 1 - alpha x >= 0 for x > -1, alpha > 1. */
+static double log_g(double x, double alpha)
+{
+    double lp = log1p(x), y = alpha * lp;
+    if (fabs(y) < 0.5 && fabs(x) < 0.5) {
+        /* g = alpha (log1p(x) - x) + (e^y - 1 - y): two series, no cancellation
+         * of leading terms beyond the factor (alpha - 1) / alpha. */
+        double l;
+        if (fabs(x) > 0.1) {
+            l = lp - x;                          /* loses at most one digit here */
+        } else {
+            double power = x;                    /* log1p(x) - x = sum_{k>=2} (-1)^{k+1} x^k / k */
+            l = 0.0;
+            for (int k = 2; k < 40; k++) {
+                power *= x;
+                double term = (k % 2 ? power : -power) / k;
+                l += term;
+                if (fabs(term) < 1e-20 * fabs(l)) break;
+            }
+        }
+        double e = 0.0, p = y;
+        for (int k = 2; k < 40; k++) {            /* e^y - 1 - y = sum_{k>=2} y^k / k! */
+            p *= y / k;
+            e += p;
+            if (fabs(p) < 1e-20 * fabs(e)) break;
+        }
+        return log(alpha * l + e);
+    }
+    if (y > 1.0) return y + log1p(-(1.0 + alpha * x) * exp(-y));
+    return log(expm1(y) - alpha * x);
+}
+
+/* Fractional alpha: quadrature of the defining integral, again for A - 1.
+ * In u = z / sigma, with x(u) = q expm1((2 sigma u - 1) / (2 sigma^2)):
+ *   A - 1 = int phi(u) [(1 + x)^alpha - 1 - alpha x] du,
+ * since E[x] = 0; the bracket is >= 0 by convexity, so the integrand is
+ * positive.  It is scaled by e^{-shift} (its log at the larger of its two
+ * possible peaks, u = 0 and u = alpha / sigma) and split there. */
+struct sgm_ctx { double q, sigma, alpha, shift; };
+
+static double sgm_log_integrand(double u, const struct sgm_ctx *c)
+{
+    double x = c->q * expm1((2.0 * c->sigma * u - 1.0) / (2.0 * c->sigma * c->sigma));
+    if (x == 0.0) return -INFINITY;
+    return -0.5 * u * u - 0.5 * log(2.0 * M_PI) + log_g(x, c->alpha);
+}
+
+static double sgm_integrand(double u, void *p)
+{
+    const struct sgm_ctx *c = p;
+    return exp(sgm_log_integrand(u, c) - c->shift);
+}
+
+static double log_excess_fractional(double q, double sigma, double alpha)
+{
+    struct sgm_ctx c = { q, sigma, alpha, 0.0 };
+    double peak = alpha / sigma;
+    c.shift = fmax(sgm_log_integrand(peak, &c), sgm_log_integrand(0.5 / sigma + 1.0, &c));
+    if (!isfinite(c.shift)) c.shift = 0.0;
+    gsl_function fn = { sgm_integrand, &c };
+    gsl_integration_workspace *w = gsl_integration_workspace_alloc(256);
+    if (!w) return NAN;
+    dpa_gsl_quiet();
+    double part[3], err[3];
+    int st = gsl_integration_qagil(&fn, 0.0, 0.0, 1e-12, 256, w, &part[0], &err[0]);
+    if (!st) st = gsl_integration_qags(&fn, 0.0, peak, 0.0, 1e-12, 256, w, &part[1], &err[1]);
+    if (!st) st = gsl_integration_qagiu(&fn, peak, 0.0, 1e-12, 256, w, &part[2], &err[2]);
+    gsl_integration_workspace_free(w);
+    if (st) return NAN;
+    /* the quadrature's own error estimate is added: the result is an upper value */
+    double total = part[0] + part[1] + part[2] + err[0] + err[1] + err[2];
+    if (!(total > 0.0)) return NAN;
+    return c.shift + log(total);
+}
+
+double rdp_poisson_gaussian(double q, double sigma, double alpha)
+{
+    if (q >= 1.0) return rdp_gaussian(sigma, alpha);
+    double le = alpha == floor(alpha) ? log_excess_integer(q, sigma, alpha)
+                                      : log_excess_fractional(q, sigma, alpha);
+    if (isnan(le)) return NAN;
+    /* subsampling never hurts: the unsampled Gaussian bounds it too */
+    return fmin(pad_up(eps_from_excess(le, alpha)), rdp_gaussian(sigma, alpha));
+}
+
+/* ---- sampling without replacement ---------------------------------------- */
+
+/* Wang, Balle & Kasiviswanathan 2019, Theorem 9, for a Gaussian base
+ * mechanism (eps(j) = j / (2 sigma^2), eps(inf) = inf), integer alpha >= 2:
+ *   A - 1 <= gamma^2 C(alpha,2) min{4 (e^{eps(2)} - 1), 2 e^{eps(2)}}
+ *           + sum_{j=3}^alpha 2 gamma^j C(alpha,j) e^{(j-1) eps(j)}. */
+static double swor_integer(double gamma, double sigma, double n)
+{
+    const double e2 = 1.0 / (sigma * sigma), log_gamma = log(gamma);
+    double acc = 2.0 * log_gamma + log_binomial(n, 2.0) +
+                 fmin(log(4.0) + log_expm1(e2), M_LN2 + e2);
+    for (int j = 3; j <= (int)n; j++) {
+        double t = M_LN2 + j * log_gamma + log_binomial(n, j) +
+                   (j - 1.0) * j / (2.0 * sigma * sigma);
+        acc = dpa_log_add_exp(acc, t);
+    }
+    return eps_from_excess(acc, n);
+}
+
+double rdp_sampled_without_replacement_gaussian(double gamma, double sigma, double alpha)
+{
+    if (gamma >= 1.0) return rdp_gaussian(sigma, alpha);
+    /* (alpha - 1) eps(alpha) is convex in alpha (a cumulant generating
+     * function), so the chord between the neighbouring integers bounds it;
+     * at alpha = 1 it is 0. */
+    double lo = floor(alpha), hi = ceil(alpha), eps;
+    if (lo == hi) {
+        eps = swor_integer(gamma, sigma, alpha);
+    } else {
+        double t = alpha - lo;
+        double f_lo = lo < 2.0 ? 0.0 : (lo - 1.0) * swor_integer(gamma, sigma, lo);
+        double f_hi = (hi - 1.0) * swor_integer(gamma, sigma, hi);
+        eps = ((1.0 - t) * f_lo + t * f_hi) / (alpha - 1.0);
+    }
+    return fmin(pad_up(eps), rdp_gaussian(sigma, alpha));
+}
+
+/* ---- pure-DP style mechanisms ------------------------------------------- */
+
+double rdp_laplace(double b, double alpha)
+{
+    /* Mironov 2017, Prop. 6, with eps = 1/b:
+     * eps(alpha) = eps + log(1 + (alpha-1) expm1((1-2 alpha) eps) / (2 alpha - 1)) / (alpha - 1);
+     * the log1p argument lies in (-1/2, 0]. */
+    double eps = 1.0 / b;
+    double v = (alpha - 1.0) * expm1((1.0 - 2.0 * alpha) * eps) / (2.0 * alpha - 1.0);
+    return pad_up(eps + log1p(v) / (alpha - 1.0));
+}
+
+double rdp_randomized_response(double epsilon, double k, double alpha)
+{
+    /* P = (e^eps, 1, 1, ...)/Z against its swap, Z = e^eps + k - 1:
+     * 1 + D = (e^{alpha eps} + e^{(1-alpha) eps} + k - 2) / Z with
+     * D = expm1(t) e^{-t} expm1(alpha eps) / Z, t = (alpha - 1) eps (all
+     * factors positive: no cancellation for small eps). */
+    double t = (alpha - 1.0) * epsilon;
+    double log_z = dpa_log_add_exp(epsilon, log(k - 1.0));
+    double log_d = log_expm1(t) - t + log_expm1(alpha * epsilon) - log_z;
+    return pad_up(eps_from_excess(log_d, alpha));
+}
+
+double rdp_pure_dp(double epsilon, double alpha)
+{
+    return rdp_randomized_response(epsilon, 2.0, alpha);
+}
