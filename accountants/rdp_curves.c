@@ -110,9 +110,21 @@ struct sgm_ctx { double q, sigma, alpha, shift; };
 
 static double sgm_log_integrand(double u, const struct sgm_ctx *c)
 {
-    double x = c->q * expm1((2.0 * c->sigma * u - 1.0) / (2.0 * c->sigma * c->sigma));
-    if (x == 0.0) return -INFINITY;
-    return -0.5 * u * u - 0.5 * log(2.0 * M_PI) + log_g(x, c->alpha);
+    const double w = (2.0 * c->sigma * u - 1.0) / (2.0 * c->sigma * c->sigma);
+    double log_g_x;
+    if (w > 30.0) {
+        /* far right: x = q expm1(w) may overflow; work with its logarithm.
+         * g = e^y (1 - (1 + alpha x) e^{-y}), y = alpha log(1 + x). */
+        double lx = log(c->q) + w + log1p(-exp(-w));
+        double y = c->alpha * dpa_log_add_exp(0.0, lx);
+        double lr = dpa_log_add_exp(0.0, log(c->alpha) + lx) - y;
+        log_g_x = y + dpa_log1mexp(lr);
+    } else {
+        double x = c->q * expm1(w);
+        if (x == 0.0) return -INFINITY;
+        log_g_x = log_g(x, c->alpha);
+    }
+    return -0.5 * u * u - 0.5 * log(2.0 * M_PI) + log_g_x;
 }
 
 static double sgm_integrand(double u, void *p)

@@ -7,11 +7,13 @@
 extern const dpa_accountant_ops dpa_gaussian_accountant;
 extern const dpa_accountant_ops dpa_gdp_accountant;
 extern const dpa_accountant_ops dpa_zcdp_accountant;
+extern const dpa_accountant_ops dpa_rdp_accountant;
 
 const dpa_accountant_ops *const dpa_registry[] = {
     &dpa_gaussian_accountant,
     &dpa_gdp_accountant,
     &dpa_zcdp_accountant,
+    &dpa_rdp_accountant,
     NULL,
 };
 
@@ -19,5 +21,6 @@ const char *const dpa_registry_names[] = {
     "gaussian",
     "gdp",
     "zcdp",
+    "rdp",
     NULL,
 };

@@ -43,6 +43,12 @@ static int check_options(const dpa_options *opt, dpa_error *err)
         return dpa_fail(err, DPA_EINVAL, "options: unknown neighbouring relation %d", (int)opt->relation);
     if (!(opt->tolerance >= 0.0 && opt->tolerance < 1.0))
         return dpa_fail(err, DPA_EINVAL, "options: tolerance must lie in [0, 1), got %g", opt->tolerance);
+    if (opt->num_orders > 0 && !opt->orders)
+        return dpa_fail(err, DPA_EINVAL, "options: num_orders is %zu but orders is NULL", opt->num_orders);
+    for (size_t i = 0; i < opt->num_orders; i++)
+        if (!(opt->orders[i] > 1.0 && isfinite(opt->orders[i])))
+            return dpa_fail(err, DPA_EINVAL, "options: Renyi order %zu must be finite and > 1, got %g",
+                            i, opt->orders[i]);
     return DPA_OK;
 }
 
@@ -126,6 +132,17 @@ int dpa_accountant_state(const dpa_accountant *a, double *value, const char **wh
     const char *name = NULL;
     *value = a->ops->state_value(a->state, &name);
     if (what) *what = name;
+    return DPA_OK;
+}
+
+int dpa_accountant_rdp_curve(const dpa_accountant *a, double *orders, double *eps, size_t cap,
+                             size_t *n, dpa_error *err)
+{
+    if (!a || !n || (cap > 0 && (!orders || !eps)))
+        return dpa_fail(err, DPA_EINVAL, "rdp_curve: accountant, outputs or arrays are NULL");
+    if (!a->ops->rdp_curve)
+        return dpa_fail(err, DPA_EUNSUPPORTED, "%s: this accountant keeps no RDP curve", a->ops->name);
+    *n = a->ops->rdp_curve(a->state, orders, eps, cap);
     return DPA_OK;
 }
 

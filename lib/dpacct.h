@@ -177,8 +177,10 @@ typedef enum dpa_relation {
 
 typedef struct dpa_options {
     dpa_relation relation;
-    /* Accountant-specific knobs; 0 means "the accountant's default". */
+    /* Accountant-specific knobs; 0 / NULL means "the accountant's default". */
     double tolerance;     /* relative accuracy target for eps queries */
+    const double *orders; /* rdp: Renyi orders (each > 1, finite), copied at creation */
+    size_t num_orders;
 } dpa_options;
 
 /* Fill `opt` with the defaults. */
@@ -209,6 +211,11 @@ int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_
  * rho (zcdp).  `what` receives its name (static storage) when not NULL. */
 int dpa_accountant_state(const dpa_accountant *a, double *value, const char **what,
                          dpa_error *err);
+/* The RDP curve of an accountant that keeps one (rdp): copies up to `cap`
+ * orders and eps(order) values (ascending orders; eps may be +inf) and sets
+ * *n to the curve's length.  DPA_EUNSUPPORTED for other accountants. */
+int dpa_accountant_rdp_curve(const dpa_accountant *a, double *orders, double *eps, size_t cap,
+                             size_t *n, dpa_error *err);
 void dpa_accountant_free(dpa_accountant *a);
 
 /* ---- closed forms ------------------------------------------------------ */

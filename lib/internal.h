@@ -50,6 +50,8 @@ typedef struct dpa_accountant_ops {
                  dpa_error *err);
     /* the scalar summary of the native state and its name */
     double (*state_value)(const void *state, const char **what);
+    /* optional: copy the RDP curve (see dpa_accountant_rdp_curve); returns its length */
+    size_t (*rdp_curve)(const void *state, double *orders, double *eps, size_t cap);
 } dpa_accountant_ops;
 
 /* The registry (accountants/registry.c): NULL-terminated, in the order the

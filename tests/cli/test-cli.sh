@@ -416,7 +416,7 @@ bad_values --batch-size "epsilon --sigma 1 --delta 1e-5 --dataset-size 1000" $CO
 bad_values --dataset-size "epsilon --sigma 1 --delta 1e-5 --batch-size 10" $COUNT_BAD
 bad_values --relation "epsilon --sigma 1 --delta 1e-5" add_remove replace ADD-REMOVE
 bad_values --format "epsilon --sigma 1 --delta 1e-5" xml JSON tables
-bad_values --accountant "epsilon --sigma 1 --delta 1e-5" pld rdp GAUSSIAN
+bad_values --accountant "epsilon --sigma 1 --delta 1e-5" nosuch GAUSSIAN
 bad_values --solve "calibrate --epsilon 1 --delta 1e-5" noise delta
 expect_usage "a value with a newline still gives one line" --sigma \
     epsilon --delta 1e-5 --sigma "$(printf '1\n2')"
