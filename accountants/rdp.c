@@ -221,14 +221,18 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
     case DPA_EVENT_ZCDP: FILL((p1 + alpha * p0) * (1.0 + 1e-15)); return DPA_OK;
     case DPA_EVENT_GDP: FILL(rdp_gaussian(1.0 / p0, alpha)); return DPA_OK;
     case DPA_EVENT_TREE_AGGREGATION: {
-        /* Kairouz et al. 2021 (DP-FTRL): one record touches the ceil(log2 r) + 1
-         * nodes on its leaf's path in each tree of r leaves; with a restart
-         * every r steps there are ceil(T / r) trees.  A single tree
+        /* Kairouz et al. 2021 (DP-FTRL): the online tree over r leaves
+         * releases the complete dyadic intervals inside [1, r]; a leaf lies
+         * in one of each size 1, 2, 4, ..., 2^floor(log2 r), so one record
+         * moves floor(log2 r) + 1 released nodes by one each.  With a
+         * restart every r steps there are ceil(T / r) trees; a single tree
          * (restart_every = 0) holds each record once. */
         uint64_t steps = dpa_event_count(e, 0), r = dpa_event_count(e, 1);
         if (r == 0 || r > steps) r = steps;
         double trees = ceil((double)steps / (double)r);
-        double path = ceil(log2((double)r)) + 1.0;
+        int floor_log2 = 0;
+        for (uint64_t v = r; v > 1; v >>= 1) floor_log2++;
+        double path = floor_log2 + 1.0;
         double sigma_eff = p0 / sqrt(trees * path);
         FILL(rdp_gaussian(sigma_eff, alpha));
         return DPA_OK;
@@ -299,11 +303,28 @@ static void finish(const rdp_state *s, size_t best_i, int cks, dpa_bound *out)
     if (s->n > 1 && (best_i == 0 || best_i == s->n - 1)) out->flags |= DPA_ORDER_AT_EDGE;
 }
 
+/* Nothing private happened: every eps(alpha) is 0.  The conversions are
+ * not tight there (they would report log(1/delta)/(alpha_max - 1)). */
+static int curve_is_zero(const rdp_state *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (dpa_sum_value(&s->eps[i]) != 0.0) return 0;
+    return 1;
+}
+
+static void exactly_zero(dpa_bound *out)
+{
+    out->lower = out->estimate = out->upper = 0.0;
+    out->order = 0.0;
+    out->flags = DPA_EXACT;
+}
+
 static int rdp_epsilon(void *state, const dpa_options *opt, double delta, dpa_bound *out,
                        dpa_error *err)
 {
     (void)opt; (void)err;
     const rdp_state *s = state;
+    if (curve_is_zero(s)) { exactly_zero(out); return DPA_OK; }
     double best = INFINITY, log_delta = log(delta);
     size_t best_i = 0;
     int best_cks = 0;
@@ -335,6 +356,7 @@ static int rdp_delta(void *state, const dpa_options *opt, double epsilon, dpa_bo
 {
     (void)opt; (void)err;
     const rdp_state *s = state;
+    if (curve_is_zero(s)) { exactly_zero(out); return DPA_OK; }
     double best = 0.0;
     size_t best_i = 0;
     int best_cks = 0, cks;

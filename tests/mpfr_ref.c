@@ -205,7 +205,20 @@ double ref_log_mills(double x)
     return r;
 }
 
+static double sgm_divergence(double q, double sigma, double alpha, double power);
+
 double ref_sgm_rdp(double q, double sigma, double alpha)
+{
+    return sgm_divergence(q, sigma, alpha, alpha);
+}
+
+double ref_sgm_rdp_reverse(double q, double sigma, double alpha)
+{
+    return sgm_divergence(q, sigma, alpha, 1.0 - alpha);
+}
+
+/* log(E_mu0[(mu/mu0)^power]) / (alpha - 1) by the trapezoidal rule. */
+static double sgm_divergence(double q, double sigma, double alpha, double power)
 {
     const mpfr_prec_t prec = 192;
     /* step: trapezoid error exp(-2 pi^2 sigma / h) for the singularities,
@@ -219,7 +232,7 @@ double ref_sgm_rdp(double q, double sigma, double alpha)
     mpfr_set_d(mq, q, MPFR_RNDN);
     mpfr_ui_sub(one_mq, 1, mq, MPFR_RNDN);
     mpfr_set_d(s2, sigma, MPFR_RNDN);
-    mpfr_set_d(al, alpha, MPFR_RNDN);
+    mpfr_set_d(al, power, MPFR_RNDN);
     mpfr_set_ui(acc, 0, MPFR_RNDN);
     for (long i = 0; i <= n; i++) {
         mpfr_set_d(u, lo, MPFR_RNDN);
@@ -237,7 +250,7 @@ double ref_sgm_rdp(double q, double sigma, double alpha)
         mpfr_mul(x, x, mq, MPFR_RNDN);
         mpfr_add(x, x, one_mq, MPFR_RNDN);         /* 1 - q + q e^(...) */
         mpfr_log(x, x, MPFR_RNDN);
-        mpfr_mul(x, x, al, MPFR_RNDN);             /* alpha log(...) */
+        mpfr_mul(x, x, al, MPFR_RNDN);             /* power log(...) */
         mpfr_sqr(t, u, MPFR_RNDN);
         mpfr_div_ui(t, t, 2, MPFR_RNDN);
         mpfr_sub(x, x, t, MPFR_RNDN);              /* - u^2 / 2 */
@@ -252,8 +265,7 @@ double ref_sgm_rdp(double q, double sigma, double alpha)
     mpfr_sqrt(t, t, MPFR_RNDN);
     mpfr_div(acc, acc, t, MPFR_RNDN);              /* / sqrt(2 pi) */
     mpfr_log(acc, acc, MPFR_RNDN);
-    mpfr_sub_ui(t, al, 1, MPFR_RNDN);
-    mpfr_div(acc, acc, t, MPFR_RNDN);
+    mpfr_div_d(acc, acc, alpha - 1.0, MPFR_RNDN);
     double r = mpfr_get_d(acc, MPFR_RNDN);
     mpfr_clears(u, x, t, acc, mq, one_mq, s2, al, (mpfr_ptr)0);
     return r;

@@ -26,6 +26,8 @@ double ref_gdp_epsilon(double mu, double delta);
  * falls like exp(-2 pi d / h) (d = pi sigma, the distance to the nearest
  * complex singularity); h is chosen for an error far below 1e-30. */
 double ref_sgm_rdp(double q, double sigma, double alpha);
+/* The other direction, log(E_mu0[(mu/mu0)^(1-alpha)]) / (alpha - 1) = D_alpha(mu0 || mu). */
+double ref_sgm_rdp_reverse(double q, double sigma, double alpha);
 /* Relative difference |x - ref| / |ref| (0 when both are 0). */
 double rel_err(double x, double ref);
 
