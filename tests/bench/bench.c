@@ -119,6 +119,13 @@ int main(void)
     report("gdp (CLT, approximate): eps(delta=1e-5)", "q=256/60000, T=14063", epsilon_query, &clt);
     dpa_event_free(clt.event);
     report("dpa_gaussian_sigma(eps=1, delta=1e-5)", "closed-form calibration", gaussian_sigma, NULL);
+    /* RDP: one default-grid curve (94 orders, 27 of them fractional) */
+    struct query sgm = { "rdp", family(1.1, &(struct cal){ "rdp", 1, 0.004, 0 }, &err), 1e-5, 1.0 };
+    report("rdp: Poisson-sampled Gaussian curve + eps", "94 orders, q=0.004", epsilon_query, &sgm);
+    dpa_event_free(sgm.event);
+    struct query sgm_t = { "rdp", family(1.1, &(struct cal){ "rdp", 10000, 0.004, 0 }, &err), 1e-5, 1.0 };
+    report("rdp: same, T=10000 self-composed", "94 orders, q=0.004", epsilon_query, &sgm_t);
+    dpa_event_free(sgm_t.event);
     const double targets[] = { 1.0, 3.0, 8.0 };
     for (int i = 0; i < 3; i++) {
         struct cal c = { "gaussian", 10000, 1.0, targets[i] };
@@ -127,6 +134,12 @@ int main(void)
         report("calibrate sigma, gaussian accountant", size, calibrate, &c);
         c.method = "zcdp";
         report("calibrate sigma, zcdp accountant", size, calibrate, &c);
+    }
+    for (int i = 0; i < 3; i++) {
+        struct cal c = { "rdp", 10000, 0.004, targets[i] };
+        char size[64];
+        snprintf(size, sizeof size, "q=0.004, T=10000, eps=%g", targets[i]);
+        report("calibrate sigma, rdp accountant", size, calibrate, &c);
     }
     return 0;
 }
