@@ -1,6 +1,10 @@
 /*
  * registry.c - the accountants, by name.  Adding an accountant is one
  * module in accountants/ and one line in each table below.
+ *
+ * The order is the order of preference (the CLI's default is the first
+ * accountant that supports a mechanism): exact methods first, certified
+ * bounds next, approximations last.
  */
 #include "internal.h"
 
@@ -11,16 +15,16 @@ extern const dpa_accountant_ops dpa_rdp_accountant;
 
 const dpa_accountant_ops *const dpa_registry[] = {
     &dpa_gaussian_accountant,
-    &dpa_gdp_accountant,
-    &dpa_zcdp_accountant,
     &dpa_rdp_accountant,
+    &dpa_zcdp_accountant,
+    &dpa_gdp_accountant,
     NULL,
 };
 
 const char *const dpa_registry_names[] = {
     "gaussian",
-    "gdp",
-    "zcdp",
     "rdp",
+    "zcdp",
+    "gdp",
     NULL,
 };

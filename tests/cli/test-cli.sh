@@ -251,8 +251,10 @@ check "zcdp upper is a valid bound (>= the exact epsilon)" "v1 >= v2" "$(field u
 
 expect_ok "epsilon without --accountant uses gaussian when unsampled" '^method +gaussian$' \
     epsilon --sigma 1 --delta 1e-5
-expect_ok "epsilon without --accountant uses gdp when sampled" '^method +gdp$' \
+expect_ok "epsilon without --accountant uses rdp when sampled" '^method +rdp$' \
     epsilon --sigma 1 --delta 1e-5 --sampling-rate 0.01 --steps 100
+expect_ok "sampled gdp epsilon on request" '^method +gdp$' \
+    epsilon --sigma 1 --delta 1e-5 --sampling-rate 0.01 --steps 100 --accountant gdp
 if grep -q 'not privacy guarantees' "$TMP/out"; then
     pass "sampled gdp epsilon prints the approximation note"
 else
@@ -462,8 +464,10 @@ expect_usage "calibrate --solve steps refuses --steps" --steps \
     calibrate --solve steps --sigma 1 --epsilon 1 --delta 1e-5 --steps 10
 expect_usage "calibrate --solve steps refuses --epochs" --epochs \
     calibrate --solve steps --sigma 1 --epsilon 1 --delta 1e-5 --epochs 2
-expect_error "calibrate with only an approximate accountant exits 1" 1 "gdp" \
-    calibrate --epsilon 1 --delta 1e-5 --sampling-rate 0.01 --sigma 1 --solve steps
+expect_error "calibrate with an approximate accountant exits 1" 1 "gdp" \
+    calibrate --epsilon 1 --delta 1e-5 --sampling-rate 0.01 --sigma 1 --solve steps --accountant gdp
+expect_ok "calibrate a sampled mechanism (rdp by default)" '^method +rdp$' \
+    calibrate --epsilon 1 --delta 1e-5 --sampling-rate 0.01 --steps 1000
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
