@@ -184,7 +184,7 @@ typedef enum { SOLVE_SIGMA, SOLVE_STEPS } solve_target;
 
 enum option_id {
     OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION,
-    OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_FORMAT, OPT_HELP,
+    OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_FORMAT, OPT_HELP,
     OPT_COUNT
 };
 #define OPT_BIT(id) (1u << (id))
@@ -208,6 +208,7 @@ static const struct option_info {
     [OPT_EPSILON] = { "epsilon", "EPS", "epsilon, EPS >= 0" },
     [OPT_ACCOUNTANT] = { "accountant", "NAME", "accounting method (default: the first that supports the mechanism)" },
     [OPT_SOLVE] = { "solve", "WHAT", "what to solve for: sigma (default) or steps" },
+    [OPT_ORDERS] = { "orders", "LIST", "rdp: comma-separated Renyi orders > 1 (default: 94 from 1.25 to 1024)" },
     [OPT_FORMAT] = { "format", "FMT", "output format: table (default), json or csv" },
     [OPT_HELP] = { "help", NULL, "print this help and exit" },
 };
@@ -215,7 +216,9 @@ static const struct option_info {
 #define MECHANISM_OPTIONS                                                                  \
     (OPT_BIT(OPT_SIGMA) | OPT_BIT(OPT_RATE) | OPT_BIT(OPT_BATCH) | OPT_BIT(OPT_DATASET) | \
      OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_EPOCHS) | OPT_BIT(OPT_RELATION))
-#define COMMON_OPTIONS (MECHANISM_OPTIONS | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP))
+#define COMMON_OPTIONS (MECHANISM_OPTIONS | OPT_BIT(OPT_ORDERS) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP))
+/* at most this many Renyi orders on the command line */
+#define MAX_ORDERS 1024
 
 /* What was asked for, as parsed; `seen` records which flags were given. */
 typedef struct cli {
@@ -226,6 +229,8 @@ typedef struct cli {
     const char *accountant; /* NULL: choose one */
     out_format format;
     solve_target solve;
+    double orders[MAX_ORDERS]; /* --orders, used by the rdp accountant */
+    size_t num_orders;
 } cli;
 
 /* The mechanism once the sampling and step flags are resolved. */
@@ -308,6 +313,33 @@ static int parse_count(enum option_id id, const char *text, uint64_t *out)
     return EXIT_OK;
 }
 
+/* A comma-separated list of Renyi orders, each finite and > 1. */
+static int parse_orders(cli *c, const char *text)
+{
+    char item[80], q[80];
+    const char *p = text;
+    c->num_orders = 0;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        double x = NAN;
+        char *end = NULL;
+        if (len > 0 && len < sizeof item) {
+            memcpy(item, p, len);
+            item[len] = '\0';
+            if (!isspace((unsigned char)item[0])) x = strtod(item, &end);
+        }
+        if (!end || *end != '\0' || !isfinite(x) || !(x > 1.0))
+            return usage_error("--orders: expected a comma-separated list of numbers > 1, got %s",
+                               quoted(text, q, sizeof q));
+        if (c->num_orders == MAX_ORDERS)
+            return usage_error("--orders: at most %d orders", MAX_ORDERS);
+        c->orders[c->num_orders++] = x;
+        if (!comma) return EXIT_OK;
+        p = comma + 1;
+    }
+}
+
 /* The index of `text` in the NULL-terminated `choices`, or -1 after
  * reporting the error. */
 static int parse_choice(enum option_id id, const char *text, const char *const *choices)
@@ -357,6 +389,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
         if ((choice = parse_choice(id, arg, dpa_accountant_names())) < 0) return EXIT_USAGE;
         c->accountant = dpa_accountant_names()[choice];
         return EXIT_OK;
+    case OPT_ORDERS: return parse_orders(c, arg);
     case OPT_HELP:
     case OPT_COUNT:
         break;
@@ -396,6 +429,8 @@ static void make_options(const cli *c, dpa_options *opt)
 {
     dpa_options_init(opt);
     opt->relation = c->relation;
+    opt->orders = c->num_orders ? c->orders : NULL;
+    opt->num_orders = c->num_orders;
 }
 
 /* The first accountant, in registry order, that supports `e`.  Registry
@@ -891,6 +926,59 @@ static int cmd_calibrate(const cli *c, const mechanism *m)
     return EXIT_OK;
 }
 
+/* The RDP curve eps(alpha) of the mechanism, one line per order.  The
+ * values are upper bounds, printed rounded up. */
+static int cmd_rdp_curve(const cli *c, const mechanism *m)
+{
+    dpa_error err = { 0 };
+    dpa_options opt;
+    make_options(c, &opt);
+    dpa_event *e = build_event(m->sigma, m->q, m->steps, &err);
+    dpa_accountant *a = e ? dpa_accountant_new("rdp", &opt, &err) : NULL;
+    size_t n = 0;
+    int st = a ? dpa_accountant_compose(a, e, &err) : err.status;
+    if (!st) st = dpa_accountant_rdp_curve(a, NULL, NULL, 0, &n, &err);
+    double *orders = st ? NULL : malloc((n ? n : 1) * sizeof *orders);
+    double *eps = st ? NULL : malloc((n ? n : 1) * sizeof *eps);
+    if (!st && (!orders || !eps)) st = DPA_ENOMEM, set_error(&err, DPA_ENOMEM, "out of memory");
+    if (!st) st = dpa_accountant_rdp_curve(a, orders, eps, n, &n, &err);
+    char mech[DESCRIPTION_SIZE] = "";
+    if (e) dpa_event_describe(e, mech, sizeof mech);
+    dpa_accountant_free(a);
+    dpa_event_free(e);
+    if (st) {
+        free(orders);
+        free(eps);
+        return library_error(&err);
+    }
+    char o[NUMBER_SIZE], v[NUMBER_SIZE];
+    if (c->format == FORMAT_JSON) {
+        printf("{\n  \"mechanism\": ");
+        json_string(stdout, mech);
+        printf(",\n  \"relation\": \"%s\",\n  \"curve\": [", relation_name(c->relation));
+        for (size_t i = 0; i < n; i++) {
+            printf("%s\n    {\"order\": ", i ? "," : "");
+            json_number(stdout, fmt_plain(orders[i], o));
+            printf(", \"epsilon\": ");
+            json_number(stdout, fmt_upper(eps[i], v));
+            printf("}");
+        }
+        printf("\n  ]\n}\n");
+    } else if (c->format == FORMAT_CSV) {
+        printf("order,epsilon\n");
+        for (size_t i = 0; i < n; i++)
+            printf("%s,%s\n", csv_number(fmt_plain(orders[i], o)), csv_number(fmt_upper(eps[i], v)));
+    } else {
+        printf("mechanism: %s, %s neighbours\n%-10s  %s\n", mech, relation_name(c->relation), "order",
+               "epsilon(order), upper bound");
+        for (size_t i = 0; i < n; i++)
+            printf("%-10s  %s\n", fmt_plain(orders[i], o), fmt_upper(eps[i], v));
+    }
+    free(orders);
+    free(eps);
+    return EXIT_OK;
+}
+
 /* ---- the subcommand table ------------------------------------------------- */
 
 static const command_info commands[] = {
@@ -923,6 +1011,11 @@ static const command_info commands[] = {
       COMMON_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON),
       "report epsilon at this delta, 0 < D < 1",
       "report delta at this epsilon instead, EPS >= 0", cmd_compare },
+    { "rdp-curve", "the Renyi DP curve eps(alpha) of the mechanism",
+      "--sigma X [OPTIONS]",
+      "Print the RDP of the mechanism at each Renyi order (the rdp accountant's\n"
+      "native state): an upper bound on eps(alpha), before conversion to (eps, delta).",
+      COMMON_OPTIONS, NULL, NULL, cmd_rdp_curve },
 };
 #define NUM_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -978,7 +1071,7 @@ static void print_command_help(const command_info *cmd)
            "Poisson-sampled at rate Q when Q < 1, repeated for T steps.\n\nMechanism:\n");
     for (int id = OPT_SIGMA; id <= OPT_RELATION; id++) print_option_help(cmd, (enum option_id)id);
     printf("\nQuery:\n");
-    for (int id = OPT_DELTA; id <= OPT_SOLVE; id++) print_option_help(cmd, (enum option_id)id);
+    for (int id = OPT_DELTA; id <= OPT_ORDERS; id++) print_option_help(cmd, (enum option_id)id);
     printf("\nOutput:\n");
     print_option_help(cmd, OPT_FORMAT);
     print_option_help(cmd, OPT_HELP);
@@ -987,6 +1080,9 @@ static void print_command_help(const command_info *cmd)
                "--epochs are not given.  The search compares each accountant's upper\n"
                "epsilon, the certified bound to report, with the target, so the value\n"
                "found is certified: its upper epsilon is at most the target.\n");
+    else if (cmd->run == cmd_rdp_curve)
+        printf("\nEach eps(order) printed is an upper bound (rounded up); the conversion\n"
+               "to (epsilon, delta) is done by 'dpacct epsilon --accountant rdp'.\n");
     else
         printf("\nEach result is a bracket: upper is the certified bound to report;\n"
                "lower (\"-\" when the method has none) shows how tight it is; estimate is\n"
@@ -1097,6 +1193,7 @@ static int check_combinations(const command_info *cmd, const cli *c)
         return (st = require(cmd, c, OPT_SIGMA)) ? st : require(cmd, c, OPT_DELTA);
     if (cmd->run == cmd_delta)
         return (st = require(cmd, c, OPT_SIGMA)) ? st : require(cmd, c, OPT_EPSILON);
+    if (cmd->run == cmd_rdp_curve) return require(cmd, c, OPT_SIGMA);
     if (cmd->run == cmd_compare) {
         if ((st = require(cmd, c, OPT_SIGMA)) || (st = conflict(c, OPT_DELTA, OPT_EPSILON)))
             return st;

@@ -469,5 +469,23 @@ expect_error "calibrate with an approximate accountant exits 1" 1 "gdp" \
 expect_ok "calibrate a sampled mechanism (rdp by default)" '^method +rdp$' \
     calibrate --epsilon 1 --delta 1e-5 --sampling-rate 0.01 --steps 1000
 
+# ---- rdp-curve and --orders --------------------------------------------------
+expect_ok "rdp-curve prints one line per order" '^8 +2\.0000000' \
+    rdp-curve --sigma 2 --steps 2 --orders 2,8
+expect_ok "rdp-curve of a sampled Gaussian" '^2 +0\.2056272' \
+    rdp-curve --sigma 1.1 --sampling-rate 0.004 --steps 10000 --orders 1.5,2,8
+expect_ok "rdp-curve --format csv has a header" '^order,epsilon$' rdp-curve --sigma 2 --format csv
+if [ "$(grep -c '^[0-9]' "$TMP/out")" -eq 94 ]; then pass "rdp-curve default grid has 94 orders"
+else fail "rdp-curve default grid has 94 orders"; fi
+expect_ok "rdp-curve --format json" '"curve"' rdp-curve --sigma 2 --format json --orders 2,3
+expect_ok "epsilon --orders restricts the rdp grid" '^order +3$' \
+    epsilon --sigma 1 --delta 1e-5 --accountant rdp --orders 2,3
+expect_usage "rdp-curve needs --sigma" --sigma rdp-curve --orders 2
+for bad in 1 0.5 nan inf abc "" "2,,3" "2," ",2" " 2" "2x" -3; do
+    expect_usage "--orders '$bad' is refused" --orders rdp-curve --sigma 1 --orders "$bad"
+done
+expect_error "rdp-curve: Poisson sampling under replace-one is unsupported" 1 "add/remove" \
+    rdp-curve --sigma 2 --sampling-rate 0.5 --relation replace-one
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
