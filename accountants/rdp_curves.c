@@ -45,6 +45,15 @@ double rdp_gaussian(double sigma, double alpha)
     return pad_up(alpha / (2.0 * sigma * sigma));
 }
 
+/* (alpha - 1) eps(alpha) = log E[(mu/mu0)^alpha] is convex in alpha (a
+ * cumulant generating function), so the chord between the neighbouring
+ * integers bounds a fractional order; it is 0 at alpha = 1. */
+static double chord(double alpha, double f_lo, double f_hi)
+{
+    double t = alpha - floor(alpha);
+    return ((1.0 - t) * f_lo + t * f_hi) / (alpha - 1.0);
+}
+
 /* ---- Poisson-subsampled Gaussian ---------------------------------------- */
 
 /* Integer alpha (Mironov, Talwar & Zhang 2019, Sec. 3.3): with mu0 = N(0, s^2),
@@ -138,6 +147,10 @@ static double sgm_log_integrand(double u, const struct sgm_ctx *c)
  * 1e-15.  Beyond 13 standard units from the two peaks the integrand is
  * below e^{-84} of its maximum.  The rule is run at h and h/2 and their
  * difference, a bound on the error of the coarser one, is added. */
+/* Beyond this many points (tiny sigma with a large order) the caller
+ * bounds the order by interpolation between integers instead. */
+#define MAX_TRAPEZOID_POINTS 200000
+
 static double log_excess_fractional(double q, double sigma, double alpha)
 {
     struct sgm_ctx c = { q, sigma, alpha, 0.0 };
@@ -148,7 +161,7 @@ static double log_excess_fractional(double q, double sigma, double alpha)
     if (!isfinite(c.shift)) return NAN;
     double h = fmin(0.56 * sigma, 0.75);
     long n = (long)ceil((hi - lo) / h);
-    if (n > 10000000) return NAN;                 /* absurd orders: refuse rather than hang */
+    if (n > MAX_TRAPEZOID_POINTS) return NAN;     /* the caller interpolates instead */
     h = (hi - lo) / n;
     double coarse = 0.0, fine = 0.0;
     for (long i = 0; i <= 2 * n; i++) {
@@ -164,14 +177,29 @@ static double log_excess_fractional(double q, double sigma, double alpha)
     return c.shift + log(total);
 }
 
+static double poisson_integer(double q, double sigma, double alpha)
+{
+    return eps_from_excess(log_excess_integer(q, sigma, alpha), alpha);
+}
+
 double rdp_poisson_gaussian(double q, double sigma, double alpha)
 {
     if (q >= 1.0) return rdp_gaussian(sigma, alpha);
-    double le = alpha == floor(alpha) ? log_excess_integer(q, sigma, alpha)
-                                      : log_excess_fractional(q, sigma, alpha);
-    if (isnan(le)) return NAN;
+    double eps;
+    if (alpha == floor(alpha)) {
+        eps = poisson_integer(q, sigma, alpha);
+    } else {
+        double le = log_excess_fractional(q, sigma, alpha);
+        if (!isnan(le)) {
+            eps = eps_from_excess(le, alpha);
+        } else {
+            double lo = floor(alpha), hi = ceil(alpha);
+            double f_lo = lo < 2.0 ? 0.0 : (lo - 1.0) * poisson_integer(q, sigma, lo);
+            eps = chord(alpha, f_lo, (hi - 1.0) * poisson_integer(q, sigma, hi));
+        }
+    }
     /* subsampling never hurts: the unsampled Gaussian bounds it too */
-    return fmin(pad_up(eps_from_excess(le, alpha)), rdp_gaussian(sigma, alpha));
+    return fmin(pad_up(eps), rdp_gaussian(sigma, alpha));
 }
 
 /* ---- sampling without replacement ---------------------------------------- */
@@ -196,17 +224,12 @@ static double swor_integer(double gamma, double sigma, double n)
 double rdp_sampled_without_replacement_gaussian(double gamma, double sigma, double alpha)
 {
     if (gamma >= 1.0) return rdp_gaussian(sigma, alpha);
-    /* (alpha - 1) eps(alpha) is convex in alpha (a cumulant generating
-     * function), so the chord between the neighbouring integers bounds it;
-     * at alpha = 1 it is 0. */
     double lo = floor(alpha), hi = ceil(alpha), eps;
     if (lo == hi) {
         eps = swor_integer(gamma, sigma, alpha);
     } else {
-        double t = alpha - lo;
         double f_lo = lo < 2.0 ? 0.0 : (lo - 1.0) * swor_integer(gamma, sigma, lo);
-        double f_hi = (hi - 1.0) * swor_integer(gamma, sigma, hi);
-        eps = ((1.0 - t) * f_lo + t * f_hi) / (alpha - 1.0);
+        eps = chord(alpha, f_lo, (hi - 1.0) * swor_integer(gamma, sigma, hi));
     }
     return fmin(pad_up(eps), rdp_gaussian(sigma, alpha));
 }

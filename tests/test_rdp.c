@@ -500,6 +500,37 @@ START_TEST(edge_of_the_grid_is_reported)
 }
 END_TEST
 
+/* Extreme parameters: nothing NaN, the curve non-negative and
+ * non-decreasing in the order (a property of Renyi divergences), and a
+ * conversion that is finite or says it is unbounded. */
+START_TEST(extreme_parameters_stay_sane)
+{
+    const double sigmas[] = { 1e-3, 0.05, 1e3, 1e8 };
+    const double qs[] = { 1e-12, 0.5, 1.0 - 1e-12 };
+    for (int i = 0; i < 4; i++) {
+        for (int j = 0; j < 3; j++) {
+            dpa_error err = { 0 };
+            dpa_accountant *a = rdp_with(NULL, 0, DPA_ADD_REMOVE, dpa_event_self_composed(
+                dpa_event_poisson_sampled(qs[j], dpa_event_gaussian(sigmas[i], &err), &err), 1000, &err));
+            double o[128], v[128];
+            size_t n;
+            ck_assert_int_eq(dpa_accountant_rdp_curve(a, o, v, 128, &n, &err), DPA_OK);
+            for (size_t k = 0; k < n; k++) {
+                ck_assert_msg(!isnan(v[k]) && v[k] >= 0.0, "sigma %g q %g order %g: %g", sigmas[i], qs[j], o[k], v[k]);
+                if (k) ck_assert_msg(v[k] >= v[k - 1] * (1 - 1e-9), "not monotone at sigma %g q %g order %g",
+                                     sigmas[i], qs[j], o[k]);
+            }
+            dpa_bound b;
+            ck_assert_int_eq(dpa_accountant_epsilon(a, 1e-5, &b, &err), DPA_OK);
+            ck_assert(!isnan(b.upper) && (isfinite(b.upper) || (b.flags & DPA_UNBOUNDED)));
+            ck_assert_int_eq(dpa_accountant_delta(a, 1.0, &b, &err), DPA_OK);
+            ck_assert(b.upper >= 0.0 && b.upper <= 1.0);
+            dpa_accountant_free(a);
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rdp");
@@ -519,6 +550,7 @@ int main(void)
     tcase_add_test(tc, repeat_and_select);
     tcase_add_test(tc, relations_and_refusals);
     tcase_add_test(tc, edge_of_the_grid_is_reported);
+    tcase_add_test(tc, extreme_parameters_stay_sane);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
