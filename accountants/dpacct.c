@@ -10,11 +10,14 @@
  * usage.  Every error is exactly one line on stderr that names the
  * offending argument, so scripts can both test the status and show the
  * reason.
+ *
+ * This file holds the options, the subcommands and main; printing numbers
+ * is in cli_format.c, running an accountant and printing its results in
+ * cli_report.c.
  */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
-#endif
 
+#include "cli_format.h"
+#include "cli_report.h"
 #include "dpacct.h"
 
 #include <ctype.h>
@@ -26,14 +29,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { EXIT_OK = 0, EXIT_LIBRARY = 1, EXIT_USAGE = 2 };
 
 /* Room for any one-line event description the CLI builds (three levels). */
 #define DESCRIPTION_SIZE 1024
-/* Room for one formatted double ("%.17g" of a negative denormal is 24). */
-#define NUMBER_SIZE 40
 
 /* ---- error reporting ------------------------------------------------------ */
 
@@ -83,103 +83,8 @@ static void set_error(dpa_error *err, int status, const char *fmt, ...)
     va_end(ap);
 }
 
-/* ---- printing numbers ----------------------------------------------------- */
-
-/* The decimal unit in the last of 10 significant digits of x. */
-static double last_digit_unit(double x)
-{
-    char buf[NUMBER_SIZE];
-    snprintf(buf, sizeof buf, "%.9e", x);
-    const char *e = strchr(buf, 'e');
-    return e ? pow(10.0, atoi(e + 1) - 9) : 0.0;
-}
-
-/* Format x with 10 significant digits, rounded towards +inf (direction > 0)
- * or -inf (direction < 0) instead of to nearest: a certified upper bound
- * must not be printed below its value, nor a lower bound above it.  When
- * the nearest 10-digit decimal lies on the wrong side, the next decimal in
- * that direction is on the right side (x is within half a unit of the
- * first); the full round-trip precision is the fallback for the edge cases
- * (denormals) where that step is lost. */
-static void format_directed(double x, int direction, char *buf, size_t size)
-{
-    if (isnan(x)) { snprintf(buf, size, "nan"); return; }
-    if (isinf(x)) { snprintf(buf, size, x > 0 ? "inf" : "-inf"); return; }
-    double y = x;
-    for (int attempt = 0; attempt < 4; attempt++) {
-        snprintf(buf, size, "%.10g", y);
-        double back = strtod(buf, NULL);
-        if (direction == 0 || (direction > 0 ? back >= x : back <= x)) return;
-        y = back + (direction > 0 ? 1.0 : -1.0) * last_digit_unit(back);
-    }
-    snprintf(buf, size, "%.17g", x);
-}
-
-static const char *fmt_upper(double x, char *buf)
-{
-    format_directed(x, 1, buf, NUMBER_SIZE);
-    return buf;
-}
-
-static const char *fmt_lower(double x, char *buf)
-{
-    format_directed(x, -1, buf, NUMBER_SIZE);
-    return buf;
-}
-
-static const char *fmt_plain(double x, char *buf)
-{
-    format_directed(x, 0, buf, NUMBER_SIZE);
-    return buf;
-}
-
-/* ---- JSON and CSV helpers ------------------------------------------------- */
-
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
-        else if (*p == '\n') fputs("\\n", out);
-        else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
-        else fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
-/* A JSON value for a formatted number: JSON has no infinity and no NaN, so
- * infinity is the string "inf" (which float() in most languages accepts)
- * and NaN (no value) is null. */
-static void json_number(FILE *out, const char *formatted)
-{
-    if (strcmp(formatted, "nan") == 0) fputs("null", out);
-    else if (strcmp(formatted, "inf") == 0 || strcmp(formatted, "-inf") == 0)
-        json_string(out, formatted);
-    else fputs(formatted, out);
-}
-
-/* One CSV field, quoted as RFC 4180 requires when it holds a separator,
- * a quote or a line break. */
-static void csv_field(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) { fputs(s, out); return; }
-    fputc('"', out);
-    for (const char *p = s; *p; p++) {
-        if (*p == '"') fputc('"', out);
-        fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
-/* A CSV field for a formatted number: no value is an empty field. */
-static const char *csv_number(const char *formatted)
-{
-    return strcmp(formatted, "nan") == 0 ? "" : formatted;
-}
-
 /* ---- the command line ----------------------------------------------------- */
 
-typedef enum { FORMAT_TABLE, FORMAT_JSON, FORMAT_CSV } out_format;
 typedef enum { SOLVE_SIGMA, SOLVE_STEPS } solve_target;
 
 enum option_id {
@@ -245,10 +150,6 @@ static int given(const cli *c, enum option_id id)
     return (c->seen & OPT_BIT(id)) != 0;
 }
 
-static const char *relation_name(dpa_relation r)
-{
-    return r == DPA_REPLACE_ONE ? "replace-one" : "add-remove";
-}
 
 /* Quote a value for an error message, cut short so the line stays readable. */
 static const char *quoted(const char *text, char *buf, size_t size)
@@ -453,282 +354,6 @@ static const char *default_accountant(const dpa_event *e, const dpa_options *opt
     return NULL;
 }
 
-/* What a result reports: epsilon at a given delta, or delta at a given epsilon. */
-typedef enum { QUERY_EPSILON, QUERY_DELTA } query_kind;
-typedef struct query_spec {
-    query_kind kind;
-    double at; /* the delta (or epsilon) it is reported at */
-} query_spec;
-
-static const char *reported_name(const query_spec *qs)
-{
-    return qs->kind == QUERY_EPSILON ? "epsilon" : "delta";
-}
-
-static const char *given_name(const query_spec *qs)
-{
-    return qs->kind == QUERY_EPSILON ? "delta" : "epsilon";
-}
-
-/* One accountant's answer for one mechanism. */
-typedef struct result {
-    const char *method;
-    int supported;                       /* supports() accepted the mechanism */
-    int failed;                          /* supported, but compose or query failed */
-    char reason[DPA_ERROR_MESSAGE_SIZE]; /* why unsupported, or why it failed */
-    dpa_bound bound;
-    double time_ms;
-} result;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static void keep_reason(result *r, const dpa_error *err, int status)
-{
-    snprintf(r->reason, sizeof r->reason, "%s",
-             err->message[0] ? err->message : dpa_strerror(status));
-}
-
-/* Run `method` on `e`: check support, then time composing and querying. */
-static void run_accountant(const char *method, const dpa_options *opt, const dpa_event *e,
-                           const query_spec *qs, result *r)
-{
-    memset(r, 0, sizeof *r);
-    r->method = method;
-    dpa_error err = { 0 };
-    dpa_accountant *a = dpa_accountant_new(method, opt, &err);
-    if (!a) {
-        r->supported = 1;
-        r->failed = 1;
-        keep_reason(r, &err, err.status);
-        return;
-    }
-    int st = dpa_accountant_supports(a, e, &err);
-    if (st != DPA_OK) {
-        keep_reason(r, &err, st);
-        dpa_accountant_free(a);
-        return;
-    }
-    r->supported = 1;
-    double start = now_ms();
-    st = dpa_accountant_compose(a, e, &err);
-    if (st == DPA_OK)
-        st = qs->kind == QUERY_EPSILON ? dpa_accountant_epsilon(a, qs->at, &r->bound, &err)
-                                       : dpa_accountant_delta(a, qs->at, &r->bound, &err);
-    r->time_ms = now_ms() - start;
-    if (st != DPA_OK) {
-        r->failed = 1;
-        keep_reason(r, &err, st);
-    }
-    dpa_accountant_free(a);
-}
-
-static int has_value(const result *r)
-{
-    return r->supported && !r->failed;
-}
-
-static int is_approximate(const result *r)
-{
-    return has_value(r) && (r->bound.flags & DPA_APPROXIMATE);
-}
-
-/* ---- printing results ----------------------------------------------------- */
-
-/* The words of each flag, one flag at a time, so that JSON gets an array
- * without splitting a sentence on its commas.  Returns the count. */
-#define MAX_FLAG_WORDS 32
-static size_t flag_words(unsigned flags, char words[][96])
-{
-    size_t n = 0;
-    for (unsigned bit = 0; bit < 32 && n < MAX_FLAG_WORDS; bit++) {
-        if (!(flags & (1u << bit))) continue;
-        if (dpa_bound_describe(1u << bit, words[n], 96) > 0) n++;
-    }
-    return n;
-}
-
-static void join_flags(unsigned flags, const char *sep, char *buf, size_t size)
-{
-    char words[MAX_FLAG_WORDS][96];
-    size_t n = flag_words(flags, words), used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n; i++) {
-        int k = snprintf(buf + used, size - used, "%s%s", i ? sep : "", words[i]);
-        if (k < 0 || (size_t)k >= size - used) break;
-        used += (size_t)k;
-    }
-}
-
-/* The lower bound as text, "-" when the method has none. */
-static const char *lower_text(const result *r, char *buf)
-{
-    if (!has_value(r) || (r->bound.flags & DPA_NO_LOWER)) return "-";
-    return fmt_lower(r->bound.lower, buf);
-}
-
-static void print_json_result(FILE *out, const result *r, const query_spec *qs)
-{
-    char num[NUMBER_SIZE], words[MAX_FLAG_WORDS][96];
-    const char *q = reported_name(qs);
-    int ok = has_value(r);
-    fputs("    {\"method\": ", out);
-    json_string(out, r->method);
-    fprintf(out, ", \"supported\": %s, \"reason\": ", r->supported ? "true" : "false");
-    if (r->reason[0]) json_string(out, r->reason);
-    else fputs("null", out);
-    fprintf(out, ", \"%s_upper\": ", q);
-    json_number(out, ok ? fmt_upper(r->bound.upper, num) : "nan");
-    fprintf(out, ", \"%s_lower\": ", q);
-    json_number(out, ok && !(r->bound.flags & DPA_NO_LOWER) ? fmt_lower(r->bound.lower, num) : "nan");
-    fputs(", \"estimate\": ", out);
-    json_number(out, ok ? fmt_plain(r->bound.estimate, num) : "nan");
-    fputs(", \"order\": ", out);
-    json_number(out, ok && r->bound.order != 0.0 ? fmt_plain(r->bound.order, num) : "nan");
-    fputs(", \"flags\": [", out);
-    size_t n = ok ? flag_words(r->bound.flags, words) : 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i) fputs(", ", out);
-        json_string(out, words[i]);
-    }
-    fprintf(out, "], \"approximate\": %s, \"time_ms\": ", is_approximate(r) ? "true" : "false");
-    json_number(out, r->supported ? fmt_plain(r->time_ms, num) : "nan");
-    fputs("}", out);
-}
-
-static void print_json(FILE *out, const char *mech, dpa_relation relation, const query_spec *qs,
-                       const result *rows, size_t n)
-{
-    char num[NUMBER_SIZE];
-    fputs("{\n  \"mechanism\": ", out);
-    json_string(out, mech);
-    fputs(",\n  \"relation\": ", out);
-    json_string(out, relation_name(relation));
-    fprintf(out, ",\n  \"%s\": %s,\n  \"results\": [\n", given_name(qs), fmt_plain(qs->at, num));
-    for (size_t i = 0; i < n; i++) {
-        print_json_result(out, &rows[i], qs);
-        fputs(i + 1 < n ? ",\n" : "\n", out);
-    }
-    fputs("  ]\n}\n", out);
-}
-
-static void print_csv(FILE *out, const query_spec *qs, const result *rows, size_t n)
-{
-    const char *q = reported_name(qs);
-    char at[NUMBER_SIZE], up[NUMBER_SIZE], lo[NUMBER_SIZE], est[NUMBER_SIZE], ord[NUMBER_SIZE],
-        ms[NUMBER_SIZE], flags[512];
-    fprintf(out, "method,supported,reason,%s,%s_upper,%s_lower,estimate,order,flags,approximate,time_ms\n",
-            given_name(qs), q, q);
-    fmt_plain(qs->at, at);
-    for (size_t i = 0; i < n; i++) {
-        const result *r = &rows[i];
-        int ok = has_value(r);
-        csv_field(out, r->method);
-        fprintf(out, ",%s,", r->supported ? "true" : "false");
-        csv_field(out, r->reason);
-        fprintf(out, ",%s,%s,%s,%s,%s,", at, ok ? fmt_upper(r->bound.upper, up) : "",
-                ok && !(r->bound.flags & DPA_NO_LOWER) ? fmt_lower(r->bound.lower, lo) : "",
-                ok ? fmt_plain(r->bound.estimate, est) : "",
-                ok && r->bound.order != 0.0 ? csv_number(fmt_plain(r->bound.order, ord)) : "");
-        join_flags(ok ? r->bound.flags : 0, "; ", flags, sizeof flags);
-        csv_field(out, flags);
-        fprintf(out, ",%s,%s\n", is_approximate(r) ? "true" : "false",
-                r->supported ? fmt_plain(r->time_ms, ms) : "");
-    }
-}
-
-static const char approximate_note[] =
-    "note: approximate values are estimates, not privacy guarantees; "
-    "report the upper bound of a method that is not approximate";
-
-/* One result as "key value" lines: the shape of `epsilon` and `delta`. */
-static void print_single_table(FILE *out, const char *mech, dpa_relation relation,
-                               const query_spec *qs, const result *r)
-{
-    char num[NUMBER_SIZE], flags[512];
-    fprintf(out, "%-10s %s\n", "mechanism", mech);
-    fprintf(out, "%-10s %s\n", "relation", relation_name(relation));
-    fprintf(out, "%-10s %s\n", given_name(qs), fmt_plain(qs->at, num));
-    fprintf(out, "%-10s %s\n", "method", r->method);
-    fprintf(out, "%-10s %s\n", "upper", fmt_upper(r->bound.upper, num));
-    fprintf(out, "%-10s %s\n", "lower", lower_text(r, num));
-    fprintf(out, "%-10s %s\n", "estimate", fmt_plain(r->bound.estimate, num));
-    join_flags(r->bound.flags, ", ", flags, sizeof flags);
-    fprintf(out, "%-10s %s\n", "flags", flags[0] ? flags : "-");
-    if (r->bound.order != 0.0) fprintf(out, "%-10s %s\n", "order", fmt_plain(r->bound.order, num));
-    if (is_approximate(r)) fprintf(out, "%s\n", approximate_note);
-}
-
-/* The cells of one comparison row. */
-#define COMPARE_COLUMNS 5
-static void compare_cells(const result *r, char cells[COMPARE_COLUMNS][DPA_ERROR_MESSAGE_SIZE + 16])
-{
-    char num[NUMBER_SIZE];
-    const size_t size = DPA_ERROR_MESSAGE_SIZE + 16;
-    snprintf(cells[0], size, "%s", r->method);
-    snprintf(cells[1], size, "%s", has_value(r) ? fmt_upper(r->bound.upper, num) : "-");
-    snprintf(cells[2], size, "%s", lower_text(r, num));
-    if (r->supported) snprintf(cells[3], size, "%.3f", r->time_ms);
-    else snprintf(cells[3], size, "-");
-    if (!r->supported) snprintf(cells[4], size, "unsupported: %s", r->reason);
-    else if (r->failed) snprintf(cells[4], size, "error: %s", r->reason);
-    else {
-        join_flags(r->bound.flags, ", ", cells[4], size);
-        if (!cells[4][0]) snprintf(cells[4], size, "-");
-    }
-}
-
-/* The comparison as an aligned table; the notes column comes last because
- * its reasons are long sentences that would push the numbers apart. */
-static void print_compare_table(FILE *out, const char *mech, dpa_relation relation,
-                                const query_spec *qs, const result *rows, size_t n)
-{
-    char cells[COMPARE_COLUMNS][DPA_ERROR_MESSAGE_SIZE + 16], num[NUMBER_SIZE];
-    char head[COMPARE_COLUMNS][32];
-    int width[COMPARE_COLUMNS];
-    snprintf(head[0], sizeof head[0], "method");
-    snprintf(head[1], sizeof head[1], "%s upper", reported_name(qs));
-    snprintf(head[2], sizeof head[2], "%s lower", reported_name(qs));
-    snprintf(head[3], sizeof head[3], "time (ms)");
-    snprintf(head[4], sizeof head[4], "notes");
-    for (int j = 0; j < COMPARE_COLUMNS; j++) width[j] = (int)strlen(head[j]);
-    for (size_t i = 0; i < n; i++) {
-        compare_cells(&rows[i], cells);
-        for (int j = 0; j < COMPARE_COLUMNS - 1; j++)
-            if ((int)strlen(cells[j]) > width[j]) width[j] = (int)strlen(cells[j]);
-    }
-    fprintf(out, "mechanism: %s, %s neighbours, %s = %s\n", mech, relation_name(relation),
-            given_name(qs), fmt_plain(qs->at, num));
-    fprintf(out, "%-*s  %*s  %*s  %*s  %s\n", width[0], head[0], width[1], head[1], width[2],
-            head[2], width[3], head[3], head[4]);
-    int approximate = 0;
-    for (size_t i = 0; i < n; i++) {
-        compare_cells(&rows[i], cells);
-        fprintf(out, "%-*s  %*s  %*s  %*s  %s\n", width[0], cells[0], width[1], cells[1],
-                width[2], cells[2], width[3], cells[3], cells[4]);
-        approximate |= is_approximate(&rows[i]);
-    }
-    fprintf(out, "upper is the certified bound to report; lower shows how tight it is.\n");
-    if (approximate) fprintf(out, "%s\n", approximate_note);
-}
-
-static void print_results(const cli *c, const char *mech, const query_spec *qs,
-                          const result *rows, size_t n, int single)
-{
-    switch (c->format) {
-    case FORMAT_JSON: print_json(stdout, mech, c->relation, qs, rows, n); break;
-    case FORMAT_CSV: print_csv(stdout, qs, rows, n); break;
-    case FORMAT_TABLE:
-        if (single) print_single_table(stdout, mech, c->relation, qs, rows);
-        else print_compare_table(stdout, mech, c->relation, qs, rows, n);
-        break;
-    }
-}
-
 /* ---- subcommands: epsilon, delta, compare --------------------------------- */
 
 /* epsilon and delta: one accountant, the named one or the default. */
@@ -753,7 +378,7 @@ static int run_single(const cli *c, const mechanism *m, const query_spec *qs)
         print_error_line(r.reason);
         return EXIT_LIBRARY;
     }
-    print_results(c, mech, qs, &r, 1, 1);
+    print_results(c->format, c->relation, mech, qs, &r, 1, 1);
     return EXIT_OK;
 }
 
@@ -799,7 +424,7 @@ static int cmd_compare(const cli *c, const mechanism *m)
     char mech[DESCRIPTION_SIZE];
     dpa_event_describe(e, mech, sizeof mech);
     dpa_event_free(e);
-    print_results(c, mech, &qs, rows, n, 0);
+    print_results(c->format, c->relation, mech, &qs, rows, n, 0);
     free(rows);
     return failed ? EXIT_LIBRARY : EXIT_OK;
 }

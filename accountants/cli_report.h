@@ -1,0 +1,45 @@
+/*
+ * cli_report.h - one accountant's answer for one mechanism, as the dpacct
+ * command runs and prints it.
+ */
+#ifndef DPACCT_CLI_REPORT_H
+#define DPACCT_CLI_REPORT_H
+
+#include "dpacct.h"
+
+#include <stddef.h>
+
+typedef enum { FORMAT_TABLE, FORMAT_JSON, FORMAT_CSV } out_format;
+
+/* What a result reports: epsilon at a given delta, or delta at a given epsilon. */
+typedef enum { QUERY_EPSILON, QUERY_DELTA } query_kind;
+typedef struct query_spec {
+    query_kind kind;
+    double at; /* the delta (or epsilon) it is reported at */
+} query_spec;
+
+/* One accountant's answer for one mechanism. */
+typedef struct result {
+    const char *method;
+    int supported;                       /* supports() accepted the mechanism */
+    int failed;                          /* supported, but compose or query failed */
+    char reason[DPA_ERROR_MESSAGE_SIZE]; /* why unsupported, or why it failed */
+    dpa_bound bound;
+    double time_ms;
+} result;
+
+/* "epsilon" / "delta": what the query reports, and what it is given. */
+const char *reported_name(const query_spec *qs);
+const char *given_name(const query_spec *qs);
+
+/* Run `method` on `e`: check support, then time composing and querying. */
+void run_accountant(const char *method, const dpa_options *opt, const dpa_event *e,
+                    const query_spec *qs, result *r);
+int has_value(const result *r);
+int is_approximate(const result *r);
+
+/* Print n results (single: one accountant's bound; else the compare table). */
+void print_results(out_format format, dpa_relation relation, const char *mech,
+                   const query_spec *qs, const result *rows, size_t n, int single);
+
+#endif
