@@ -11,18 +11,18 @@
  * offending argument, so scripts can both test the status and show the
  * reason.
  *
- * This file holds the options, the subcommands and main; printing numbers
- * is in cli_format.c, running an accountant and printing its results in
+ * This file holds the subcommands, running accountants for them, and main;
+ * the options, their help and parsing are in cli_args.c, printing numbers
+ * in cli_format.c, running an accountant and printing its results in
  * cli_report.c.
  */
 
+#include "cli_args.h"
 #include "cli_format.h"
 #include "cli_report.h"
 #include "dpacct.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -30,37 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EXIT_OK = 0, EXIT_LIBRARY = 1, EXIT_USAGE = 2 };
-
 /* Room for any one-line event description the CLI builds (three levels). */
 #define DESCRIPTION_SIZE 1024
 
 /* ---- error reporting ------------------------------------------------------ */
-
-/* Print "dpacct: MESSAGE" as exactly one line: control characters coming
- * from user input (a value containing a newline) are replaced so that the
- * one-line promise holds whatever was typed. */
-static void print_error_line(const char *message)
-{
-    char line[512];
-    snprintf(line, sizeof line, "%s", message);
-    for (char *p = line; *p; p++)
-        if (iscntrl((unsigned char)*p)) *p = '?';
-    fprintf(stderr, "dpacct: %s\n", line);
-}
-
-/* A usage error: one line, exit status 2. */
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-    char message[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    print_error_line(message);
-    return EXIT_USAGE;
-}
 
 /* A failure reported by the library: its own sentence, exit status 1. */
 static int library_error(const dpa_error *err)
@@ -82,236 +55,6 @@ static void set_error(dpa_error *err, int status, const char *fmt, ...)
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
 }
-
-/* ---- the command line ----------------------------------------------------- */
-
-typedef enum { SOLVE_SIGMA, SOLVE_STEPS } solve_target;
-
-enum option_id {
-    OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION,
-    OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_FORMAT, OPT_HELP,
-    OPT_COUNT
-};
-#define OPT_BIT(id) (1u << (id))
-/* getopt_long values of the long options: above every character, so they
- * never collide with a short option. */
-#define OPT_VAL_BASE 256
-
-static const struct option_info {
-    const char *name;
-    const char *metavar; /* NULL: takes no value */
-    const char *help;
-} option_table[OPT_COUNT] = {
-    [OPT_SIGMA] = { "sigma", "X", "noise multiplier (noise std / sensitivity), X > 0" },
-    [OPT_RATE] = { "sampling-rate", "Q", "Poisson sampling rate, 0 < Q <= 1 (default 1: no sampling)" },
-    [OPT_BATCH] = { "batch-size", "B", "expected batch size; with --dataset-size, Q = B/N" },
-    [OPT_DATASET] = { "dataset-size", "N", "number of examples, N >= B (with --batch-size)" },
-    [OPT_STEPS] = { "steps", "T", "number of steps (compositions), T >= 1 (default 1)" },
-    [OPT_EPOCHS] = { "epochs", "E", "passes over the data instead of --steps: T = ceil(E/Q)" },
-    [OPT_RELATION] = { "relation", "REL", "neighbouring datasets: add-remove (default) or replace-one" },
-    [OPT_DELTA] = { "delta", "D", "delta, 0 < D < 1" },
-    [OPT_EPSILON] = { "epsilon", "EPS", "epsilon, EPS >= 0" },
-    [OPT_ACCOUNTANT] = { "accountant", "NAME", "accounting method (default: the first that supports the mechanism)" },
-    [OPT_SOLVE] = { "solve", "WHAT", "what to solve for: sigma (default) or steps" },
-    [OPT_ORDERS] = { "orders", "LIST", "rdp: comma-separated Renyi orders > 1 (default: 94 from 1.25 to 1024)" },
-    [OPT_FORMAT] = { "format", "FMT", "output format: table (default), json or csv" },
-    [OPT_HELP] = { "help", NULL, "print this help and exit" },
-};
-
-#define MECHANISM_OPTIONS                                                                  \
-    (OPT_BIT(OPT_SIGMA) | OPT_BIT(OPT_RATE) | OPT_BIT(OPT_BATCH) | OPT_BIT(OPT_DATASET) | \
-     OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_EPOCHS) | OPT_BIT(OPT_RELATION))
-#define COMMON_OPTIONS (MECHANISM_OPTIONS | OPT_BIT(OPT_ORDERS) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP))
-/* at most this many Renyi orders on the command line */
-#define MAX_ORDERS 1024
-
-/* What was asked for, as parsed; `seen` records which flags were given. */
-typedef struct cli {
-    unsigned seen;
-    double sigma, rate, epochs, delta, epsilon;
-    uint64_t batch, dataset, steps;
-    dpa_relation relation;
-    const char *accountant; /* NULL: choose one */
-    out_format format;
-    solve_target solve;
-    double orders[MAX_ORDERS]; /* --orders, used by the rdp accountant */
-    size_t num_orders;
-} cli;
-
-/* The mechanism once the sampling and step flags are resolved. */
-typedef struct mechanism {
-    double sigma;
-    double q;       /* 1: no sampling */
-    uint64_t steps; /* 1: no composition */
-} mechanism;
-
-static int given(const cli *c, enum option_id id)
-{
-    return (c->seen & OPT_BIT(id)) != 0;
-}
-
-
-/* Quote a value for an error message, cut short so the line stays readable. */
-static const char *quoted(const char *text, char *buf, size_t size)
-{
-    size_t n = strlen(text);
-    if (n + 3 <= size) snprintf(buf, size, "'%s'", text);
-    else snprintf(buf, size, "'%.*s...'", (int)(size - 6), text);
-    return buf;
-}
-
-typedef enum { REAL_POSITIVE, REAL_NONNEGATIVE, REAL_OPEN_UNIT, REAL_RATE } real_domain;
-
-static int in_domain(double x, real_domain domain)
-{
-    switch (domain) {
-    case REAL_POSITIVE: return x > 0.0;
-    case REAL_NONNEGATIVE: return x >= 0.0;
-    case REAL_OPEN_UNIT: return x > 0.0 && x < 1.0;
-    case REAL_RATE: return x > 0.0 && x <= 1.0;
-    }
-    return 0;
-}
-
-static const char *const real_expected[] = {
-    [REAL_POSITIVE] = "a positive number",
-    [REAL_NONNEGATIVE] = "a finite number >= 0",
-    [REAL_OPEN_UNIT] = "a number strictly between 0 and 1",
-    [REAL_RATE] = "a number in (0, 1]",
-};
-
-/* A finite real in `domain`.  strtod alone would accept leading blanks,
- * "nan", "inf" and a prefix of "1.5x"; each of those is refused here. */
-static int parse_real(enum option_id id, const char *text, real_domain domain, double *out)
-{
-    char *end = NULL, q[80];
-    double x = NAN;
-    if (text[0] != '\0' && !isspace((unsigned char)text[0])) x = strtod(text, &end);
-    if (!end || end == text || *end != '\0' || !isfinite(x) || !in_domain(x, domain))
-        return usage_error("--%s: expected %s, got %s", option_table[id].name,
-                           real_expected[domain], quoted(text, q, sizeof q));
-    *out = x;
-    return EXIT_OK;
-}
-
-/* A positive integer that fits in 64 bits.  strtoull would accept a sign
- * (wrapping "-1" to 2^64-1) and leading blanks: digits only are allowed. */
-static int parse_count(enum option_id id, const char *text, uint64_t *out)
-{
-    char *end = NULL, q[80];
-    unsigned long long v = 0;
-    if (isdigit((unsigned char)text[0])) {
-        errno = 0;
-        v = strtoull(text, &end, 10);
-        if (*end == '\0' && errno == ERANGE)
-            return usage_error("--%s: expected a positive integer below 2^64, got %s",
-                               option_table[id].name, quoted(text, q, sizeof q));
-    }
-    if (!end || *end != '\0' || v == 0 || v > UINT64_MAX)
-        return usage_error("--%s: expected a positive integer, got %s", option_table[id].name,
-                           quoted(text, q, sizeof q));
-    *out = (uint64_t)v;
-    return EXIT_OK;
-}
-
-/* A comma-separated list of Renyi orders, each finite and > 1. */
-static int parse_orders(cli *c, const char *text)
-{
-    char item[80], q[80];
-    const char *p = text;
-    c->num_orders = 0;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        double x = NAN;
-        char *end = NULL;
-        if (len > 0 && len < sizeof item) {
-            memcpy(item, p, len);
-            item[len] = '\0';
-            if (!isspace((unsigned char)item[0])) x = strtod(item, &end);
-        }
-        if (!end || *end != '\0' || !isfinite(x) || !(x > 1.0))
-            return usage_error("--orders: expected a comma-separated list of numbers > 1, got %s",
-                               quoted(text, q, sizeof q));
-        if (c->num_orders == MAX_ORDERS)
-            return usage_error("--orders: at most %d orders", MAX_ORDERS);
-        c->orders[c->num_orders++] = x;
-        if (!comma) return EXIT_OK;
-        p = comma + 1;
-    }
-}
-
-/* The index of `text` in the NULL-terminated `choices`, or -1 after
- * reporting the error. */
-static int parse_choice(enum option_id id, const char *text, const char *const *choices)
-{
-    char list[256] = "", q[80];
-    size_t used = 0;
-    for (int i = 0; choices[i]; i++) {
-        if (strcmp(text, choices[i]) == 0) return i;
-        int n = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", choices[i]);
-        if (n > 0 && (size_t)n < sizeof list - used) used += (size_t)n;
-    }
-    usage_error("--%s: expected one of %s, got %s", option_table[id].name, list,
-                quoted(text, q, sizeof q));
-    return -1;
-}
-
-static int parse_value(cli *c, enum option_id id, const char *arg)
-{
-    static const char *const relations[] = { "add-remove", "replace-one", NULL };
-    static const char *const formats[] = { "table", "json", "csv", NULL };
-    static const char *const solves[] = { "sigma", "steps", NULL };
-    int choice;
-    switch (id) {
-    case OPT_SIGMA: return parse_real(id, arg, REAL_POSITIVE, &c->sigma);
-    case OPT_RATE: return parse_real(id, arg, REAL_RATE, &c->rate);
-    case OPT_EPOCHS: return parse_real(id, arg, REAL_POSITIVE, &c->epochs);
-    case OPT_DELTA: return parse_real(id, arg, REAL_OPEN_UNIT, &c->delta);
-    case OPT_EPSILON: return parse_real(id, arg, REAL_NONNEGATIVE, &c->epsilon);
-    case OPT_BATCH: return parse_count(id, arg, &c->batch);
-    case OPT_DATASET: return parse_count(id, arg, &c->dataset);
-    case OPT_STEPS: return parse_count(id, arg, &c->steps);
-    case OPT_RELATION:
-        if ((choice = parse_choice(id, arg, relations)) < 0) return EXIT_USAGE;
-        c->relation = choice == 1 ? DPA_REPLACE_ONE : DPA_ADD_REMOVE;
-        return EXIT_OK;
-    case OPT_FORMAT:
-        if ((choice = parse_choice(id, arg, formats)) < 0) return EXIT_USAGE;
-        c->format = (out_format)choice;
-        return EXIT_OK;
-    case OPT_SOLVE:
-        if ((choice = parse_choice(id, arg, solves)) < 0) return EXIT_USAGE;
-        c->solve = (solve_target)choice;
-        return EXIT_OK;
-    case OPT_ACCOUNTANT:
-        /* checked against the registry, so a typo is a usage error (2) and
-         * not a library failure found later */
-        if ((choice = parse_choice(id, arg, dpa_accountant_names())) < 0) return EXIT_USAGE;
-        c->accountant = dpa_accountant_names()[choice];
-        return EXIT_OK;
-    case OPT_ORDERS: return parse_orders(c, arg);
-    case OPT_HELP:
-    case OPT_COUNT:
-        break;
-    }
-    return EXIT_OK;
-}
-
-/* ---- subcommands: descriptions -------------------------------------------- */
-
-typedef struct command_info command_info;
-typedef int (*command_fn)(const cli *c, const mechanism *m);
-
-struct command_info {
-    const char *name;
-    const char *summary;  /* one line for `dpacct --help` */
-    const char *synopsis; /* after "dpacct NAME" */
-    const char *about;    /* the paragraph of `dpacct NAME --help` */
-    unsigned options;     /* the flags it accepts */
-    const char *delta_help, *epsilon_help; /* what --delta / --epsilon mean here */
-    command_fn run;
-};
 
 /* ---- building events and running accountants ------------------------------ */
 
@@ -604,269 +347,18 @@ static int cmd_rdp_curve(const cli *c, const mechanism *m)
     return EXIT_OK;
 }
 
-/* ---- the subcommand table ------------------------------------------------- */
+/* ---- running a subcommand -------------------------------------------------- */
 
-static const command_info commands[] = {
-    { "epsilon", "the epsilon of the mechanism at a given delta",
-      "--sigma X --delta D [OPTIONS]",
-      "Report the smallest epsilon for which the mechanism is (epsilon, delta)-DP,\n"
-      "as computed by one accountant.",
-      COMMON_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_ACCOUNTANT),
-      "the delta at which epsilon is reported, 0 < D < 1", NULL, cmd_epsilon },
-    { "delta", "the delta of the mechanism at a given epsilon",
-      "--sigma X --epsilon EPS [OPTIONS]",
-      "Report the smallest delta for which the mechanism is (epsilon, delta)-DP,\n"
-      "as computed by one accountant.",
-      COMMON_OPTIONS | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_ACCOUNTANT), NULL,
-      "the epsilon at which delta is reported, EPS >= 0", cmd_delta },
-    { "calibrate", "the noise (or number of steps) that meets a target (epsilon, delta)",
-      "--epsilon EPS --delta D [--solve sigma|steps] [OPTIONS]",
-      "Search for the smallest noise multiplier (--solve sigma, the default) or,\n"
-      "given --sigma, the largest number of steps (--solve steps) for which the\n"
-      "accountant's certified upper epsilon is at most the target at delta.\n"
-      "Approximate accountants cannot certify a target and are refused.",
-      COMMON_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_ACCOUNTANT) |
-          OPT_BIT(OPT_SOLVE),
-      "the target delta, 0 < D < 1", "the target epsilon, EPS > 0", cmd_calibrate },
-    { "compare", "every accountant side by side on one mechanism",
-      "--sigma X (--delta D | --epsilon EPS) [OPTIONS]",
-      "Run every registered accountant on the mechanism and print each bound,\n"
-      "how tight it is and how long it took; accountants that cannot handle the\n"
-      "mechanism are listed with the reason.",
-      COMMON_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON),
-      "report epsilon at this delta, 0 < D < 1",
-      "report delta at this epsilon instead, EPS >= 0", cmd_compare },
-    { "rdp-curve", "the Renyi DP curve eps(alpha) of the mechanism",
-      "--sigma X [OPTIONS]",
-      "Print the RDP of the mechanism at each Renyi order (the rdp accountant's\n"
-      "native state): an upper bound on eps(alpha), before conversion to (eps, delta).",
-      COMMON_OPTIONS, NULL, NULL, cmd_rdp_curve },
-};
-#define NUM_COMMANDS (sizeof commands / sizeof commands[0])
-
-static const command_info *find_command(const char *name)
+static int run_command(command_id cmd, const cli *c, const mechanism *m)
 {
-    for (size_t i = 0; i < NUM_COMMANDS; i++)
-        if (strcmp(commands[i].name, name) == 0) return &commands[i];
-    return NULL;
-}
-
-/* ---- help ----------------------------------------------------------------- */
-
-static void print_main_help(void)
-{
-    printf("Usage: dpacct SUBCOMMAND [OPTIONS]\n"
-           "       dpacct --help | --version\n\n"
-           "Differential-privacy accounting for the Gaussian mechanism, Poisson-\n"
-           "subsampled and composed over many steps as in DP-SGD.\n\nSubcommands:\n");
-    for (size_t i = 0; i < NUM_COMMANDS; i++)
-        printf("  %-10s  %s\n", commands[i].name, commands[i].summary);
-    printf("\nAccountants:\n");
-    for (const char *const *name = dpa_accountant_names(); *name; name++)
-        printf("  %-10s  %s\n", *name, dpa_accountant_summary(*name));
-    printf("\nEvery epsilon or delta is a bracket [lower, upper]: upper is the certified\n"
-           "bound to report.  Values flagged approximate are not guarantees.\n"
-           "Run 'dpacct SUBCOMMAND --help' for the options of a subcommand.\n"
-           "Exit status: 0 success, 1 library error or unsupported mechanism, 2 bad usage.\n");
-}
-
-static void print_option_help(const command_info *cmd, enum option_id id)
-{
-    if (!(cmd->options & OPT_BIT(id))) return;
-    char left[48];
-    const struct option_info *o = &option_table[id];
-    if (id == OPT_HELP) snprintf(left, sizeof left, "-h, --help");
-    else snprintf(left, sizeof left, "--%s %s", o->name, o->metavar);
-    const char *help = o->help;
-    if (id == OPT_DELTA && cmd->delta_help) help = cmd->delta_help;
-    if (id == OPT_EPSILON && cmd->epsilon_help) help = cmd->epsilon_help;
-    printf("  %-22s %s\n", left, help);
-    if (id == OPT_ACCOUNTANT) {
-        printf("  %-22s one of:", "");
-        for (const char *const *name = dpa_accountant_names(); *name; name++)
-            printf(" %s", *name);
-        printf("\n");
+    switch (cmd) {
+    case CMD_EPSILON: return cmd_epsilon(c, m);
+    case CMD_DELTA: return cmd_delta(c, m);
+    case CMD_CALIBRATE: return cmd_calibrate(c, m);
+    case CMD_COMPARE: return cmd_compare(c, m);
+    case CMD_RDP_CURVE: return cmd_rdp_curve(c, m);
+    case CMD_NONE: break;
     }
-}
-
-static void print_command_help(const command_info *cmd)
-{
-    printf("Usage: dpacct %s %s\n\n%s\n\n", cmd->name, cmd->synopsis, cmd->about);
-    printf("The mechanism is the Gaussian mechanism with noise multiplier --sigma,\n"
-           "Poisson-sampled at rate Q when Q < 1, repeated for T steps.\n\nMechanism:\n");
-    for (int id = OPT_SIGMA; id <= OPT_RELATION; id++) print_option_help(cmd, (enum option_id)id);
-    printf("\nQuery:\n");
-    for (int id = OPT_DELTA; id <= OPT_ORDERS; id++) print_option_help(cmd, (enum option_id)id);
-    printf("\nOutput:\n");
-    print_option_help(cmd, OPT_FORMAT);
-    print_option_help(cmd, OPT_HELP);
-    if (cmd->run == cmd_calibrate)
-        printf("\nWith --solve sigma, --sigma is not given; with --solve steps, --steps and\n"
-               "--epochs are not given.  The search compares each accountant's upper\n"
-               "epsilon, the certified bound to report, with the target, so the value\n"
-               "found is certified: its upper epsilon is at most the target.\n");
-    else if (cmd->run == cmd_rdp_curve)
-        printf("\nEach eps(order) printed is an upper bound (rounded up); the conversion\n"
-               "to (epsilon, delta) is done by 'dpacct epsilon --accountant rdp'.\n");
-    else
-        printf("\nEach result is a bracket: upper is the certified bound to report;\n"
-               "lower (\"-\" when the method has none) shows how tight it is; estimate is\n"
-               "the best point value.  A result flagged approximate (not a guarantee) is\n"
-               "an estimate only and must not be reported as a guarantee.\n");
-    printf("Exit status: 0 success, 1 library error or unsupported mechanism, 2 bad usage.\n");
-}
-
-/* ---- parsing and checking the command line -------------------------------- */
-
-static void build_long_options(struct option *longopts)
-{
-    for (int id = 0; id < OPT_COUNT; id++) {
-        longopts[id].name = option_table[id].name;
-        longopts[id].has_arg = option_table[id].metavar ? required_argument : no_argument;
-        longopts[id].flag = NULL;
-        longopts[id].val = OPT_VAL_BASE + id;
-    }
-    memset(&longopts[OPT_COUNT], 0, sizeof longopts[OPT_COUNT]);
-}
-
-/* getopt_long returned '?': an unknown or ambiguous option, or a value given
- * to a flag that takes none.  With opterr = 0 the message is ours. */
-static int bad_option(const command_info *cmd, char **argv, int argc)
-{
-    char name[80];
-    if (optopt >= OPT_VAL_BASE && optopt < OPT_VAL_BASE + OPT_COUNT)
-        return usage_error("--%s: takes no value", option_table[optopt - OPT_VAL_BASE].name);
-    if (optopt > 0 && optopt < 256)
-        return usage_error("-%c: unknown option (see 'dpacct %s --help')", optopt, cmd->name);
-    /* an unknown long option: getopt has stepped past it */
-    const char *token = optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "";
-    size_t len = strcspn(token, "=");
-    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name - 1 ? len : sizeof name - 1), token);
-    if (strncmp(name, "--", 2) != 0) return usage_error("unknown option (see 'dpacct %s --help')", cmd->name);
-    return usage_error("%s: unknown or ambiguous option for '%s' (see 'dpacct %s --help')", name,
-                       cmd->name, cmd->name);
-}
-
-/* Parse the flags after the subcommand name.  argv[0] is that name.
- * Sets *help when --help was given: it wins over everything after it. */
-static int parse_args(const command_info *cmd, int argc, char **argv, cli *c, int *help)
-{
-    struct option longopts[OPT_COUNT + 1];
-    build_long_options(longopts);
-    opterr = 0; /* getopt's own messages would break the one-line rule */
-    optind = 1;
-    for (;;) {
-        int ch = getopt_long(argc, argv, ":h", longopts, NULL);
-        if (ch == -1) break;
-        if (ch == '?') return bad_option(cmd, argv, argc);
-        if (ch == ':') {
-            if (optopt >= OPT_VAL_BASE && optopt < OPT_VAL_BASE + OPT_COUNT)
-                return usage_error("--%s: missing value", option_table[optopt - OPT_VAL_BASE].name);
-            return usage_error("-%c: missing value", optopt);
-        }
-        enum option_id id = ch == 'h' ? OPT_HELP : (enum option_id)(ch - OPT_VAL_BASE);
-        if (id == OPT_HELP) {
-            *help = 1;
-            return EXIT_OK;
-        }
-        if (!(cmd->options & OPT_BIT(id)))
-            return usage_error("--%s: not accepted by '%s' (see 'dpacct %s --help')",
-                               option_table[id].name, cmd->name, cmd->name);
-        if (c->seen & OPT_BIT(id))
-            return usage_error("--%s: given more than once", option_table[id].name);
-        c->seen |= OPT_BIT(id);
-        int st = parse_value(c, id, optarg);
-        if (st != EXIT_OK) return st;
-    }
-    if (optind < argc) {
-        char q[80];
-        return usage_error("unexpected argument %s after '%s'", quoted(argv[optind], q, sizeof q),
-                           cmd->name);
-    }
-    return EXIT_OK;
-}
-
-static int require(const command_info *cmd, const cli *c, enum option_id id)
-{
-    if (given(c, id)) return EXIT_OK;
-    return usage_error("--%s: required by '%s'", option_table[id].name, cmd->name);
-}
-
-static int conflict(const cli *c, enum option_id a, enum option_id b)
-{
-    if (!given(c, a) || !given(c, b)) return EXIT_OK;
-    return usage_error("--%s: cannot be combined with --%s", option_table[b].name,
-                       option_table[a].name);
-}
-
-/* Combinations of flags: conflicts first (they are the likelier mistake),
- * then what each subcommand needs. */
-static int check_combinations(const command_info *cmd, const cli *c)
-{
-    int st;
-    if ((st = conflict(c, OPT_RATE, OPT_BATCH)) || (st = conflict(c, OPT_RATE, OPT_DATASET)) ||
-        (st = conflict(c, OPT_STEPS, OPT_EPOCHS)))
-        return st;
-    if (given(c, OPT_BATCH) && !given(c, OPT_DATASET))
-        return usage_error("--batch-size: requires --dataset-size");
-    if (given(c, OPT_DATASET) && !given(c, OPT_BATCH))
-        return usage_error("--dataset-size: requires --batch-size");
-    if (given(c, OPT_BATCH) && c->batch > c->dataset)
-        return usage_error("--batch-size: %" PRIu64 " exceeds --dataset-size %" PRIu64, c->batch,
-                           c->dataset);
-    if (cmd->run == cmd_epsilon)
-        return (st = require(cmd, c, OPT_SIGMA)) ? st : require(cmd, c, OPT_DELTA);
-    if (cmd->run == cmd_delta)
-        return (st = require(cmd, c, OPT_SIGMA)) ? st : require(cmd, c, OPT_EPSILON);
-    if (cmd->run == cmd_rdp_curve) return require(cmd, c, OPT_SIGMA);
-    if (cmd->run == cmd_compare) {
-        if ((st = require(cmd, c, OPT_SIGMA)) || (st = conflict(c, OPT_DELTA, OPT_EPSILON)))
-            return st;
-        if (!given(c, OPT_DELTA) && !given(c, OPT_EPSILON))
-            return usage_error("--delta: required by 'compare' (or --epsilon to compare delta)");
-        return EXIT_OK;
-    }
-    /* calibrate */
-    if ((st = require(cmd, c, OPT_EPSILON)) || (st = require(cmd, c, OPT_DELTA))) return st;
-    if (!(c->epsilon > 0.0))
-        return usage_error("--epsilon: the target of 'calibrate' must be positive, got 0");
-    if (c->solve == SOLVE_SIGMA && given(c, OPT_SIGMA))
-        return usage_error("--sigma: cannot be combined with --solve sigma (it is what is solved for)");
-    if (c->solve == SOLVE_STEPS) {
-        if (given(c, OPT_STEPS))
-            return usage_error("--steps: cannot be combined with --solve steps (it is what is solved for)");
-        if (given(c, OPT_EPOCHS))
-            return usage_error("--epochs: cannot be combined with --solve steps (the steps are what is solved for)");
-        return require(cmd, c, OPT_SIGMA);
-    }
-    return EXIT_OK;
-}
-
-/* steps = ceil(E / q).  E and q are decimal inputs, so a quotient that is
- * an integer on paper can come out a few ulps above it; that would add a
- * whole step, so values within 8 ulps of an integer are taken as it. */
-static int epochs_to_steps(double epochs, double q, uint64_t *steps)
-{
-    double x = epochs / q, r = nearbyint(x);
-    double n = fabs(x - r) <= 8.0 * 2.220446049250313e-16 * r ? r : ceil(x);
-    if (!(n < 18446744073709551616.0)) {
-        char num[NUMBER_SIZE];
-        return usage_error("--epochs: %s epochs at sampling rate %g is 2^64 steps or more",
-                           fmt_plain(epochs, num), q);
-    }
-    *steps = n < 1.0 ? 1 : (uint64_t)n;
-    return EXIT_OK;
-}
-
-static int resolve_mechanism(const cli *c, mechanism *m)
-{
-    m->sigma = c->sigma;
-    m->q = 1.0;
-    if (given(c, OPT_RATE)) m->q = c->rate;
-    else if (given(c, OPT_BATCH)) m->q = (double)c->batch / (double)c->dataset;
-    m->steps = 1;
-    if (given(c, OPT_STEPS)) m->steps = c->steps;
-    else if (given(c, OPT_EPOCHS)) return epochs_to_steps(c->epochs, m->q, &m->steps);
     return EXIT_OK;
 }
 
@@ -874,36 +366,12 @@ static int resolve_mechanism(const cli *c, mechanism *m)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) return usage_error("missing subcommand (see 'dpacct --help')");
-    const char *first = argv[1];
-    if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
-        print_main_help();
-        return EXIT_OK;
-    }
-    if (strcmp(first, "--version") == 0) {
-        printf("dpacct %s\n", dpa_version());
-        return EXIT_OK;
-    }
-    char q[80];
-    const command_info *cmd = find_command(first);
-    if (!cmd) {
-        if (first[0] == '-')
-            return usage_error("%s: expected a subcommand before options (see 'dpacct --help')",
-                               first);
-        return usage_error("unknown subcommand %s (see 'dpacct --help')", quoted(first, q, sizeof q));
-    }
-
-    cli c = { .relation = DPA_ADD_REMOVE, .format = FORMAT_TABLE, .solve = SOLVE_SIGMA };
-    int help = 0;
-    int st = parse_args(cmd, argc - 1, argv + 1, &c, &help);
-    if (st != EXIT_OK) return st;
-    if (help) {
-        print_command_help(cmd);
-        return EXIT_OK;
-    }
+    command_id cmd;
+    cli c;
     mechanism m;
-    if ((st = check_combinations(cmd, &c)) || (st = resolve_mechanism(&c, &m))) return st;
-    st = cmd->run(&c, &m);
+    int st = parse_command_line(argc, argv, &cmd, &c, &m);
+    if (st != EXIT_OK || cmd == CMD_NONE) return st;
+    st = run_command(cmd, &c, &m);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         dpa_error err = { 0 };
         set_error(&err, DPA_EINVAL, "error writing the output: %s", strerror(errno));

@@ -1,0 +1,66 @@
+/*
+ * cli_args.h - the command line of the dpacct command: the subcommands and
+ * options it accepts, their help texts, and reading argv into a checked
+ * request (the flags as given and the mechanism they describe).  Bad usage
+ * is reported here, as one line on stderr and exit status 2.
+ */
+#ifndef DPACCT_CLI_ARGS_H
+#define DPACCT_CLI_ARGS_H
+
+#include "cli_report.h" /* out_format */
+#include "dpacct.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The exit statuses of dpacct. */
+enum { EXIT_OK = 0, EXIT_LIBRARY = 1, EXIT_USAGE = 2 };
+
+typedef enum { SOLVE_SIGMA, SOLVE_STEPS } solve_target;
+
+enum option_id {
+    OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION,
+    OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_FORMAT, OPT_HELP,
+    OPT_COUNT
+};
+
+/* at most this many Renyi orders on the command line */
+#define MAX_ORDERS 1024
+
+/* What was asked for, as parsed; `seen` records which flags were given. */
+typedef struct cli {
+    unsigned seen;
+    double sigma, rate, epochs, delta, epsilon;
+    uint64_t batch, dataset, steps;
+    dpa_relation relation;
+    const char *accountant; /* NULL: choose one */
+    out_format format;
+    solve_target solve;
+    double orders[MAX_ORDERS]; /* --orders, used by the rdp accountant */
+    size_t num_orders;
+} cli;
+
+/* The mechanism once the sampling and step flags are resolved. */
+typedef struct mechanism {
+    double sigma;
+    double q;       /* 1: no sampling */
+    uint64_t steps; /* 1: no composition */
+} mechanism;
+
+/* The subcommands; CMD_NONE: nothing to run (help or the version was printed). */
+typedef enum {
+    CMD_NONE, CMD_EPSILON, CMD_DELTA, CMD_CALIBRATE, CMD_COMPARE, CMD_RDP_CURVE
+} command_id;
+
+/* Whether the flag `id` was given. */
+int given(const cli *c, enum option_id id);
+
+/* Print "dpacct: MESSAGE" on stderr as exactly one line. */
+void print_error_line(const char *message);
+
+/* Read argv: --help and --version are answered here (*cmd = CMD_NONE);
+ * otherwise *cmd is the subcommand, *c its flags and *m the mechanism, all
+ * checked.  Returns EXIT_OK, or EXIT_USAGE after its one-line message. */
+int parse_command_line(int argc, char **argv, command_id *cmd, cli *c, mechanism *m);
+
+#endif
