@@ -101,6 +101,61 @@ int pld_grid_connect_dots(pld_grid *g, pld_log_delta_fn log_delta, void *ctx, do
     return DPA_OK;
 }
 
+int pld_grid_lower_dots(pld_grid *g, pld_log_delta_fn log_delta, pld_log_delta_fn log_q_survival,
+                        void *ctx, double h, int64_t k0, int64_t k1)
+{
+    if (!(h > 0.0) || k1 <= k0 + 1) return DPA_EINVAL;
+    size_t n = (size_t)(k1 - k0 + 1);
+    double *alpha = malloc(n * sizeof *alpha), *w = malloc(n * sizeof *w);
+    double *chord_err = malloc(n * sizeof *chord_err);
+    size_t *hull = malloc(n * sizeof *hull);
+    int st = (alpha && w && chord_err && hull) ? DPA_OK : DPA_ENOMEM;
+    for (size_t i = 0; !st && i < n; i++) {
+        double l = (double)(k0 + (int64_t)i) * h;
+        alpha[i] = exp(l);
+        /* the exact value, shaved by its own rounding */
+        w[i] = exp(log_delta(l, ctx)) * (1.0 - 1e-12);
+        if (i + 1 < n) {
+            double ls = log_q_survival(l, ctx), ls_next = log_q_survival(l + h, ctx);
+            double q_mass = ls == -INFINITY ? 0.0 : exp(ls) * -expm1(ls_next - ls);
+            /* over-estimating the chord error only lowers the bound further */
+            chord_err[i] = alpha[i] * expm1(h) * q_mass / 4.0 * (1.0 + 1e-6);
+        }
+        if (isnan(w[i]) || (i + 1 < n && isnan(chord_err[i]))) st = DPA_EACCURACY;
+    }
+    if (!st) {
+        for (size_t i = 1; i + 1 < n; i++) w[i] -= fmax(chord_err[i - 1], chord_err[i]);
+        w[0] = 1.0 - alpha[0];   /* the left tail merged: the profile is 1 - alpha there */
+        w[n - 1] = 0.0;          /* the right tail dropped */
+        /* greatest convex minorant (lower hull, monotone chain) */
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            while (m >= 2) {
+                size_t a = hull[m - 2], b = hull[m - 1];
+                double cross = (alpha[b] - alpha[a]) * (w[i] - w[a]) - (w[b] - w[a]) * (alpha[i] - alpha[a]);
+                if (cross <= 0.0) m--;   /* b lies on or above the chord from a to i */
+                else break;
+            }
+            hull[m++] = i;
+        }
+        st = pld_grid_alloc(g, h, k0, n);
+        /* masses from the slope jumps at the hull's vertices: slope -1 before
+         * the first (the line 1 - alpha), 0 after the last */
+        double prev = -1.0;
+        for (size_t v = 0; !st && v < m; v++) {
+            size_t i = hull[v];
+            double next = v + 1 < m ? (w[hull[v + 1]] - w[i]) / (alpha[hull[v + 1]] - alpha[i]) : 0.0;
+            g->mass[i] = fmax(0.0, alpha[i] * (next - prev));
+            prev = next;
+        }
+    }
+    free(alpha);
+    free(w);
+    free(chord_err);
+    free(hull);
+    return st;
+}
+
 int pld_grid_round_down(pld_grid *g, pld_log_delta_fn log_survival, void *ctx, double h,
                         int64_t k0, int64_t k1)
 {

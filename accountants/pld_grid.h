@@ -44,6 +44,17 @@ typedef double (*pld_log_delta_fn)(double epsilon, void *ctx);
 int pld_grid_connect_dots(pld_grid *g, pld_log_delta_fn log_delta, void *ctx, double h,
                           int64_t k0, int64_t k1);
 
+/* The drift-free lower discretisation (docs/pld-design.md, after
+ * ../shared/notes/pld-bounds.md): node values delta(k h) lowered by the
+ * largest chord error of the neighbouring intervals,
+ *   e_k = (alpha_{k+1} - alpha_k) Q(l_k < L <= l_{k+1}) / 4,
+ * pinned to 1 - alpha at k0 and to 0 at k1 (tails merged or dropped), then
+ * the greatest convex minorant: a lattice pair whose profile lies below the
+ * mechanism's everywhere, i.e. a garbling of it (a lower bound after any
+ * composition).  log_q_survival gives log Q(L > eps). */
+int pld_grid_lower_dots(pld_grid *g, pld_log_delta_fn log_delta, pld_log_delta_fn log_q_survival,
+                        void *ctx, double h, int64_t k0, int64_t k1);
+
 /* Round losses down: mass P(l_k <= L < l_{k+1}) at l_k, given the P-survival
  * log P(L > eps); the tails outside [k0 h, k1 h) are dropped.  A lower bound. */
 int pld_grid_round_down(pld_grid *g, pld_log_delta_fn log_survival, void *ctx, double h,

@@ -31,6 +31,46 @@ static double gaussian_log_survival(double x, void *ctx)
     return dpa_log_ndtr((0.5 * mu * mu - x) / mu);
 }
 
+/* log Q(L > x) with L ~ N(-mu^2/2, mu^2) under Q. */
+static double gaussian_log_q_survival(double x, void *ctx)
+{
+    double mu = *(const double *)ctx;
+    return dpa_log_ndtr((-0.5 * mu * mu - x) / mu);
+}
+
+/* The drift-free lower grid: below the truth and, unlike rounding down,
+ * within 1e-3 of it after 300 compositions. */
+START_TEST(lower_dots_do_not_drift)
+{
+    const double sigmas[] = { 1.0, 5.0 };
+    const uint64_t counts[] = { 1, 10, 300 };
+    const double h = 2e-3;
+    for (int i = 0; i < 2; i++) {
+        double mu = 1.0 / sigmas[i], m = 0.5 * mu * mu;
+        int64_t k0 = (int64_t)floor((m - 14.0 * mu) / h), k1 = (int64_t)ceil((m + 14.0 * mu) / h);
+        pld_grid lo;
+        ck_assert_int_eq(pld_grid_lower_dots(&lo, gaussian_log_delta, gaussian_log_q_survival, &mu, h, k0, k1), DPA_OK);
+        for (int j = 0; j < 3; j++) {
+            pld_grid lo_t;
+            ck_assert_int_eq(pld_grid_self_compose(&lo, counts[j], PLD_LOWER, 1e-14, &lo_t), DPA_OK);
+            double mu_t = mu * sqrt((double)counts[j]);
+            const double deltas[] = { 1e-3, 1e-5 };
+            for (int k = 0; k < 2; k++) {
+                double eps = ref_gdp_epsilon(mu_t, deltas[k]);
+                double exact = ref_gdp_delta(mu_t, eps);
+                double dl = pld_grid_delta_bound(&lo_t, eps, PLD_LOWER);
+                ck_assert_msg(dl <= exact, "sigma %g T %llu: lower %.9g above %.9g", sigmas[i],
+                              (unsigned long long)counts[j], dl, exact);
+                ck_assert_msg(dl >= exact * (1.0 - 1e-3), "sigma %g T %llu delta %g: lower %.9g drifted from %.9g",
+                              sigmas[i], (unsigned long long)counts[j], deltas[k], dl, exact);
+            }
+            pld_grid_free(&lo_t);
+        }
+        pld_grid_free(&lo);
+    }
+}
+END_TEST
+
 START_TEST(gaussian_compositions_are_bracketed)
 {
     const double sigmas[] = { 1.0, 5.0 };
@@ -101,6 +141,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, connect_the_dots_single_step);
     tcase_add_test(tc, gaussian_compositions_are_bracketed);
+    tcase_add_test(tc, lower_dots_do_not_drift);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
