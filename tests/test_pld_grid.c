@@ -9,6 +9,7 @@
 #include "gaussian_profile.h"
 #include "numerics.h"
 #include "pld_grid.h"
+#include "pld_profiles.h"
 #include "testutil.h"
 
 #include <check.h>
@@ -134,6 +135,80 @@ START_TEST(connect_the_dots_single_step)
 }
 END_TEST
 
+/* The profile callbacks widened (upper) or narrowed (lower) by their error bound. */
+static double upper_log_delta(double eps, void *p)
+{
+    return pld_profile_log_delta(eps, p) + log1p(pld_profile_delta_relerr(p, eps));
+}
+
+static double lower_log_delta(double eps, void *p)
+{
+    return pld_profile_log_delta(eps, p) + log1p(-pld_profile_delta_relerr(p, eps));
+}
+
+/* eps at delta from a pair of composed grids (both add/remove directions):
+ * the larger delta of the two, inverted by bisection on the monotone profile. */
+static double epsilon_of(const pld_grid g[2], pld_side side, double delta)
+{
+    double lo = 0.0, hi = 100.0;
+    for (int i = 0; i < 100; i++) {
+        double mid = 0.5 * (lo + hi);
+        double d = fmax(pld_grid_delta_bound(&g[0], mid, side), pld_grid_delta_bound(&g[1], mid, side));
+        if (d > delta) lo = mid; else hi = mid;
+    }
+    return side == PLD_UPPER ? hi : lo;
+}
+
+/* ../shared/notes/noisycgd-seed-001.md section 2.6: DP-SGD on MNIST with
+ * q = 1/60, T = 60 E steps, the add/remove pair with noise multiplier
+ * sigma/2 (7.5 for sigma = 15, 2.5 for sigma = 5), delta = 1e-5:
+ * E = 1: 0.051 / 0.191; E = 100: 0.621 / 2.184; E = 400: 1.326 / 4.785
+ * (three decimals).  The bracket must contain them (to their rounding) and
+ * lie below the RDP accountant's eps (1.445 / 5.171 in the same notes). */
+START_TEST(subsampled_gaussian_reference_values)
+{
+    const struct { double multiplier; uint64_t steps; double reference; } cases[] = {
+        { 7.5, 60, 0.051 }, { 7.5, 6000, 0.621 }, { 7.5, 24000, 1.326 },
+        { 2.5, 60, 0.191 }, { 2.5, 6000, 2.184 }, { 2.5, 24000, 4.785 },
+    };
+    const double h = 1e-4, q = 1.0 / 60.0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        pld_grid up[2], lo[2], up_t[2], lo_t[2];
+        for (int d = 0; d < 2; d++) {
+            pld_profile p = { d == 0 ? PLD_POISSON_REMOVE : PLD_POISSON_ADD, cases[c].multiplier, q };
+            double l_lo, l_hi;
+            pld_profile_loss_range(&p, &l_lo, &l_hi);
+            int64_t k0 = (int64_t)floor(l_lo / h) - 1, k1 = (int64_t)ceil(l_hi / h) + 1;
+            ck_assert_int_eq(pld_grid_connect_dots(&up[d], upper_log_delta, &p, h, k0, k1), DPA_OK);
+            ck_assert_int_eq(pld_grid_lower_dots(&lo[d], lower_log_delta, pld_profile_log_q_survival, &p, h, k0, k1), DPA_OK);
+            ck_assert_int_eq(pld_grid_self_compose(&up[d], cases[c].steps, PLD_UPPER, 1e-14, &up_t[d]), DPA_OK);
+            ck_assert_int_eq(pld_grid_self_compose(&lo[d], cases[c].steps, PLD_LOWER, 1e-14, &lo_t[d]), DPA_OK);
+        }
+        double eu = epsilon_of(up_t, PLD_UPPER, 1e-5), el = epsilon_of(lo_t, PLD_LOWER, 1e-5);
+        printf("pld: multiplier %g, T %llu: eps in [%.5f, %.5f], reference %.3f\n", cases[c].multiplier,
+               (unsigned long long)cases[c].steps, el, eu, cases[c].reference);
+        ck_assert_double_le(el, eu);
+        ck_assert_msg(el <= cases[c].reference + 5e-4 && eu >= cases[c].reference - 5e-4,
+                      "[%.5f, %.5f] misses %.3f", el, eu, cases[c].reference);
+        ck_assert_double_lt(eu - el, 2e-3 * eu);
+        /* RDP is a valid but looser bound */
+        dpa_error err = { 0 };
+        dpa_accountant *a = accountant_with("rdp", dpa_event_self_composed(
+            dpa_event_poisson_sampled(q, dpa_event_gaussian(cases[c].multiplier, &err), &err), cases[c].steps, &err));
+        dpa_bound b;
+        ck_assert_int_eq(dpa_accountant_epsilon(a, 1e-5, &b, &err), DPA_OK);
+        ck_assert_double_gt(b.upper, eu);
+        dpa_accountant_free(a);
+        for (int d = 0; d < 2; d++) {
+            pld_grid_free(&up[d]);
+            pld_grid_free(&lo[d]);
+            pld_grid_free(&up_t[d]);
+            pld_grid_free(&lo_t[d]);
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pld_grid");
@@ -142,6 +217,7 @@ int main(void)
     tcase_add_test(tc, connect_the_dots_single_step);
     tcase_add_test(tc, gaussian_compositions_are_bracketed);
     tcase_add_test(tc, lower_dots_do_not_drift);
+    tcase_add_test(tc, subsampled_gaussian_reference_values);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
