@@ -109,6 +109,7 @@ int pld_grid_lower_dots(pld_grid *g, pld_log_delta_fn log_delta, pld_log_delta_f
     double *alpha = malloc(n * sizeof *alpha), *w = malloc(n * sizeof *w);
     double *chord_err = malloc(n * sizeof *chord_err);
     size_t *hull = malloc(n * sizeof *hull);
+    size_t start = 0, end = 0; /* the nodes of the hull: after a merged left tail, before a dropped right one */
     int st = (alpha && w && chord_err && hull) ? DPA_OK : DPA_ENOMEM;
     for (size_t i = 0; !st && i < n; i++) {
         double l = (double)(k0 + (int64_t)i) * h;
@@ -124,12 +125,33 @@ int pld_grid_lower_dots(pld_grid *g, pld_log_delta_fn log_delta, pld_log_delta_f
         if (isnan(w[i]) || (i + 1 < n && isnan(chord_err[i]))) st = DPA_EACCURACY;
     }
     if (!st) {
-        for (size_t i = 1; i + 1 < n; i++) w[i] -= fmax(chord_err[i - 1], chord_err[i]);
-        w[0] = 1.0 - alpha[0];   /* the left tail merged: the profile is 1 - alpha there */
-        w[n - 1] = 0.0;          /* the right tail dropped */
+        /* No pair has a profile below 1 - alpha.  Where the lowered values
+         * fall below that line (the far left, where the chord errors exceed
+         * pi - (1 - alpha)), the left tail is merged instead: the profile
+         * is taken as 1 - alpha up to the first node `start` after the last
+         * such node, pinned there at 1 - alpha_start (below w_start, so the
+         * chords after it stay below pi), and every later node lies on or
+         * above the line, so the hull's slopes stay >= -1. */
+        for (size_t i = 1; i + 1 < n; i++) {
+            w[i] -= fmax(chord_err[i - 1], chord_err[i]);
+            if (w[i] < 1.0 - alpha[i]) start = i + 1;
+        }
+        /* Mirror image on the right, where pi ~ 0: the nodes from the first
+         * one lowered below 0 on are dropped (the right tail dropped), and the
+         * profile ends at 0 at the node before it. */
+        end = n - 1;
+        for (size_t i = start + 1; i + 1 < n; i++)
+            if (w[i] < 0.0) { end = i - 1; break; }
+        if (end <= start) st = DPA_EACCURACY;   /* nothing usable: grid far too coarse */
+        else {
+            w[start] = 1.0 - alpha[start];
+            w[end] = 0.0;
+        }
+    }
+    if (!st) {
         /* greatest convex minorant (lower hull, monotone chain) */
         size_t m = 0;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = start; i <= end; i++) {
             while (m >= 2) {
                 size_t a = hull[m - 2], b = hull[m - 1];
                 double cross = (alpha[b] - alpha[a]) * (w[i] - w[a]) - (w[b] - w[a]) * (alpha[i] - alpha[a]);
@@ -145,9 +167,12 @@ int pld_grid_lower_dots(pld_grid *g, pld_log_delta_fn log_delta, pld_log_delta_f
         for (size_t v = 0; !st && v < m; v++) {
             size_t i = hull[v];
             double next = v + 1 < m ? (w[hull[v + 1]] - w[i]) / (alpha[hull[v + 1]] - alpha[i]) : 0.0;
+            /* a hull has increasing slopes; a visible decrease is not rounding */
+            if (next - prev < -1e-9 * (fabs(next) + fabs(prev))) st = DPA_EACCURACY;
             g->mass[i] = fmax(0.0, alpha[i] * (next - prev));
             prev = next;
         }
+        if (st) pld_grid_free(g);
     }
     free(alpha);
     free(w);

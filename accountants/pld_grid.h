@@ -48,7 +48,9 @@ int pld_grid_connect_dots(pld_grid *g, pld_log_delta_fn log_delta, void *ctx, do
  * ../shared/notes/pld-bounds.md): node values delta(k h) lowered by the
  * largest chord error of the neighbouring intervals,
  *   e_k = (alpha_{k+1} - alpha_k) Q(l_k < L <= l_{k+1}) / 4,
- * pinned to 1 - alpha at k0 and to 0 at k1 (tails merged or dropped), then
+ * the profile taken as 1 - alpha left of the last node where that lowering
+ * crosses the line 1 - alpha (the left tail merged), 0 at k1 (the right tail
+ * dropped), then
  * the greatest convex minorant: a lattice pair whose profile lies below the
  * mechanism's everywhere, i.e. a garbling of it (a lower bound after any
  * composition).  log_q_survival gives log Q(L > eps). */

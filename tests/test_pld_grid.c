@@ -170,17 +170,21 @@ START_TEST(subsampled_gaussian_reference_values)
     const struct { double multiplier; uint64_t steps; double reference; } cases[] = {
         { 7.5, 60, 0.051 }, { 7.5, 6000, 0.621 }, { 7.5, 24000, 1.326 },
         { 2.5, 60, 0.191 }, { 2.5, 6000, 2.184 }, { 2.5, 24000, 4.785 },
+        /* ../shared/notes/pld-bounds.md: q = 0.01, sigma = 0.8, T = 1e4 has eps 10.054 */
+        { 0.8, 10000, 10.054 },
     };
-    const double h = 1e-4, q = 1.0 / 60.0;
+    const double h = 1e-4;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         pld_grid up[2], lo[2], up_t[2], lo_t[2];
+        const double q = cases[c].multiplier == 0.8 ? 0.01 : 1.0 / 60.0;
+        const double step = cases[c].multiplier == 0.8 ? 4e-4 : h;
         for (int d = 0; d < 2; d++) {
             pld_profile p = { d == 0 ? PLD_POISSON_REMOVE : PLD_POISSON_ADD, cases[c].multiplier, q };
             double l_lo, l_hi;
             pld_profile_loss_range(&p, &l_lo, &l_hi);
-            int64_t k0 = (int64_t)floor(l_lo / h) - 1, k1 = (int64_t)ceil(l_hi / h) + 1;
-            ck_assert_int_eq(pld_grid_connect_dots(&up[d], upper_log_delta, &p, h, k0, k1), DPA_OK);
-            ck_assert_int_eq(pld_grid_lower_dots(&lo[d], lower_log_delta, pld_profile_log_q_survival, &p, h, k0, k1), DPA_OK);
+            int64_t k0 = (int64_t)floor(l_lo / step) - 1, k1 = (int64_t)ceil(l_hi / step) + 1;
+            ck_assert_int_eq(pld_grid_connect_dots(&up[d], upper_log_delta, &p, step, k0, k1), DPA_OK);
+            ck_assert_int_eq(pld_grid_lower_dots(&lo[d], lower_log_delta, pld_profile_log_q_survival, &p, step, k0, k1), DPA_OK);
             ck_assert_int_eq(pld_grid_self_compose(&up[d], cases[c].steps, PLD_UPPER, 1e-14, &up_t[d]), DPA_OK);
             ck_assert_int_eq(pld_grid_self_compose(&lo[d], cases[c].steps, PLD_LOWER, 1e-14, &lo_t[d]), DPA_OK);
         }
@@ -190,7 +194,9 @@ START_TEST(subsampled_gaussian_reference_values)
         ck_assert_double_le(el, eu);
         ck_assert_msg(el <= cases[c].reference + 5e-4 && eu >= cases[c].reference - 5e-4,
                       "[%.5f, %.5f] misses %.3f", el, eu, cases[c].reference);
-        ck_assert_double_lt(eu - el, 2e-3 * eu);
+        /* width: 2e-3 relative here; the sigma = 0.8 case is dominated by the
+         * FFT rounding pad (about 1e-2, docs/pld-design.md) */
+        ck_assert_double_lt(eu - el, (cases[c].multiplier == 0.8 ? 2e-2 : 2e-3) * eu);
         /* RDP is a valid but looser bound */
         dpa_error err = { 0 };
         dpa_accountant *a = accountant_with("rdp", dpa_event_self_composed(
