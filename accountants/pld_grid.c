@@ -106,8 +106,10 @@ int pld_grid_lower_dots(pld_grid *g, pld_log_delta_fn log_delta, pld_log_delta_f
 {
     if (!(h > 0.0) || k1 <= k0 + 1) return DPA_EINVAL;
     size_t n = (size_t)(k1 - k0 + 1);
-    double *alpha = malloc(n * sizeof *alpha), *w = malloc(n * sizeof *w);
-    double *chord_err = malloc(n * sizeof *chord_err);
+    /* calloc: every entry is written below before it is read, but GCC's
+     * maybe-uninitialized analysis cannot see that under -fsanitize */
+    double *alpha = calloc(n, sizeof *alpha), *w = calloc(n, sizeof *w);
+    double *chord_err = calloc(n, sizeof *chord_err);
     size_t *hull = malloc(n * sizeof *hull);
     size_t start = 0, end = 0; /* the nodes of the hull: after a merged left tail, before a dropped right one */
     int st = (alpha && w && chord_err && hull) ? DPA_OK : DPA_ENOMEM;
