@@ -16,27 +16,11 @@
 #include <math.h>
 #include <stdio.h>
 
-/* log delta(eps) of the Gaussian pair for any real eps: for eps < 0,
- * delta(eps) = 1 - e^eps + e^eps delta(-eps) (the pair is symmetric). */
-static double gaussian_log_delta(double eps, void *ctx)
-{
-    double mu = *(const double *)ctx;
-    if (eps >= 0.0) return dpa_gdp_log_delta(mu, eps);
-    return log(-expm1(eps) + exp(eps + dpa_gdp_log_delta(mu, -eps)));
-}
-
 /* log P(L > x) with L ~ N(mu^2/2, mu^2) under P. */
 static double gaussian_log_survival(double x, void *ctx)
 {
     double mu = *(const double *)ctx;
     return dpa_log_ndtr((0.5 * mu * mu - x) / mu);
-}
-
-/* log Q(L > x) with L ~ N(-mu^2/2, mu^2) under Q. */
-static double gaussian_log_q_survival(double x, void *ctx)
-{
-    double mu = *(const double *)ctx;
-    return dpa_log_ndtr((-0.5 * mu * mu - x) / mu);
 }
 
 /* The drift-free lower grid: below the truth and, unlike rounding down,
@@ -50,7 +34,8 @@ START_TEST(lower_dots_do_not_drift)
         double mu = 1.0 / sigmas[i], m = 0.5 * mu * mu;
         int64_t k0 = (int64_t)floor((m - 14.0 * mu) / h), k1 = (int64_t)ceil((m + 14.0 * mu) / h);
         pld_grid lo;
-        ck_assert_int_eq(pld_grid_lower_dots(&lo, gaussian_log_delta, gaussian_log_q_survival, &mu, h, k0, k1), DPA_OK);
+        pld_profile gp = { PLD_GAUSSIAN, 1.0 / mu, 0.0 };
+        ck_assert_int_eq(pld_grid_lower_dots(&lo, pld_profile_log_delta, pld_profile_log_q_survival, &gp, h, k0, k1), DPA_OK);
         for (int j = 0; j < 3; j++) {
             pld_grid lo_t;
             ck_assert_int_eq(pld_grid_self_compose(&lo, counts[j], PLD_LOWER, 1e-14, &lo_t), DPA_OK);
@@ -81,7 +66,8 @@ START_TEST(gaussian_compositions_are_bracketed)
         double mu = 1.0 / sigmas[i], m = 0.5 * mu * mu;
         int64_t k0 = (int64_t)floor((m - 14.0 * mu) / h), k1 = (int64_t)ceil((m + 14.0 * mu) / h);
         pld_grid up, lo;
-        ck_assert_int_eq(pld_grid_connect_dots(&up, gaussian_log_delta, &mu, h, k0, k1), DPA_OK);
+        pld_profile gp = { PLD_GAUSSIAN, 1.0 / mu, 0.0 };
+        ck_assert_int_eq(pld_grid_connect_dots(&up, pld_profile_log_delta, &gp, h, k0, k1), DPA_OK);
         ck_assert_int_eq(pld_grid_round_down(&lo, gaussian_log_survival, &mu, h, k0, k1), DPA_OK);
         for (int j = 0; j < 3; j++) {
             pld_grid up_t, lo_t;
@@ -117,7 +103,8 @@ START_TEST(connect_the_dots_single_step)
 {
     double mu = 0.7, h = 0.01;
     pld_grid g;
-    ck_assert_int_eq(pld_grid_connect_dots(&g, gaussian_log_delta, &mu, h, -800, 900), DPA_OK);
+    pld_profile gp = { PLD_GAUSSIAN, 1.0 / mu, 0.0 };
+    ck_assert_int_eq(pld_grid_connect_dots(&g, pld_profile_log_delta, &gp, h, -800, 900), DPA_OK);
     double total = g.inf_mass;
     for (size_t i = 0; i < g.n; i++) {
         ck_assert_double_ge(g.mass[i], 0.0);
