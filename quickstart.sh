@@ -6,7 +6,7 @@
 set -eu
 cd "$(dirname "$0")"
 
-PACKAGES="build-essential autoconf automake libtool pkg-config libgsl-dev libfftw3-dev
+PACKAGES="build-essential autoconf automake libtool libtool-bin pkg-config libgsl-dev libfftw3-dev
 libmpfr-dev libgmp-dev check zlib1g-dev"
 
 missing=""
