@@ -18,55 +18,35 @@ typedef struct {
     dpa_sum inv_var; /* sum of times / sigma_i^2 */
 } gaussian_state;
 
-/* 1/sigma^2 of a leaf, or EUNSUPPORTED with the reason. */
-static int leaf_inv_var(const dpa_event *e, double *inv_var, dpa_error *err)
+/* The whole event's 1/sigma^2, or EUNSUPPORTED naming what is not Gaussian. */
+static int event_inv_var(const dpa_event *e, double *inv_var, dpa_error *err)
 {
-    switch (dpa_event_get_kind(e)) {
-    case DPA_EVENT_GAUSSIAN: {
-        double s = dpa_event_param(e, 0);
-        *inv_var = 1.0 / (s * s);
-        return DPA_OK;
-    }
-    case DPA_EVENT_GDP: {
-        double mu = dpa_event_param(e, 0);
-        *inv_var = mu * mu;
-        return DPA_OK;
-    }
-    default:
-        return dpa_fail(err, DPA_EUNSUPPORTED,
+    const dpa_event *bad = NULL;
+    int st = dpa_event_inverse_variance(e, inv_var, &bad);
+    if (st == DPA_EUNSUPPORTED)
+        return dpa_fail(err, st,
                         "gaussian: %s events are not supported (the analytic Gaussian is exact "
                         "only for compositions of unsampled Gaussian noise; try gdp, rdp or pld)",
-                        dpa_event_kind_name(dpa_event_get_kind(e)));
-    }
-}
-
-static int check_leaf(const dpa_event *e, double times, void *ctx, dpa_error *err)
-{
-    (void)times; (void)ctx;
-    double v;
-    return leaf_inv_var(e, &v, err);
-}
-
-static int add_leaf(const dpa_event *e, double times, void *ctx, dpa_error *err)
-{
-    double v;
-    int st = leaf_inv_var(e, &v, err);
-    if (!st) dpa_sum_add(&((gaussian_state *)ctx)->inv_var, times * v);
-    return st;
+                        dpa_event_kind_name(dpa_event_get_kind(bad)));
+    return st ? dpa_fail(err, st, "gaussian: invalid event") : DPA_OK;
 }
 
 static int gaussian_supports(const void *state, const dpa_options *opt, const dpa_event *e,
                              dpa_error *err)
 {
     (void)state; (void)opt;
-    return dpa_event_visit_leaves(e, check_leaf, NULL, err);
+    double v;
+    return event_inv_var(e, &v, err);
 }
 
 static int gaussian_compose(void *state, const dpa_options *opt, const dpa_event *e,
                             dpa_error *err)
 {
     (void)opt;
-    return dpa_event_visit_leaves(e, add_leaf, state, err);
+    double v;
+    int st = event_inv_var(e, &v, err);
+    if (!st) dpa_sum_add(&((gaussian_state *)state)->inv_var, v);
+    return st;
 }
 
 static double total_mu(const gaussian_state *s)

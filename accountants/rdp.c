@@ -71,36 +71,15 @@ static void rdp_destroy(void *state)
 
 /* ---- the curve of an event ---------------------------------------------- */
 
-/* 1/sigma^2 of a Gaussian or of a composition of Gaussians (the noise the
- * subsampling wrappers accept); 0 with EUNSUPPORTED otherwise. */
+/* 1/sigma^2 of the Gaussian noise a subsampling wrapper holds. */
 static int inverse_variance(const dpa_event *e, double *inv_var, dpa_error *err)
 {
-    switch (dpa_event_get_kind(e)) {
-    case DPA_EVENT_GAUSSIAN: {
-        double s = dpa_event_param(e, 0);
-        *inv_var = 1.0 / (s * s);
-        return DPA_OK;
-    }
-    case DPA_EVENT_SELF_COMPOSED: {
-        int st = inverse_variance(dpa_event_child(e, 0), inv_var, err);
-        *inv_var *= (double)dpa_event_count(e, 0);
-        return st;
-    }
-    case DPA_EVENT_COMPOSED: {
-        double total = 0.0, v;
-        for (size_t i = 0; i < dpa_event_num_children(e); i++) {
-            int st = inverse_variance(dpa_event_child(e, i), &v, err);
-            if (st) return st;
-            total += v;
-        }
-        *inv_var = total;
-        return DPA_OK;
-    }
-    default:
-        return dpa_fail(err, DPA_EUNSUPPORTED,
-                        "rdp: a subsampled %s is not supported (only Gaussian noise)",
-                        dpa_event_kind_name(dpa_event_get_kind(e)));
-    }
+    const dpa_event *bad = NULL;
+    int st = dpa_event_inverse_variance(e, inv_var, &bad);
+    if (st == DPA_EUNSUPPORTED)
+        return dpa_fail(err, st, "rdp: a subsampled %s is not supported (only Gaussian noise)",
+                        dpa_event_kind_name(dpa_event_get_kind(bad)));
+    return st ? dpa_fail(err, st, "rdp: invalid event") : DPA_OK;
 }
 
 static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e, double *out,

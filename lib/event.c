@@ -6,6 +6,7 @@
  * prints them by name.
  */
 #include "internal.h"
+#include "numerics.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -403,4 +404,38 @@ int dpa_event_visit_leaves(const dpa_event *e, dpa_leaf_visitor fn, void *ctx, d
 {
     if (!e) return dpa_fail(err, DPA_EINVAL, "event is NULL");
     return visit(e, 1.0, fn, ctx, err);
+}
+
+static int add_inverse_variance(const dpa_event *e, double times, dpa_sum *sum,
+                                const dpa_event **offender)
+{
+    switch (e->kind) {
+    case DPA_EVENT_GAUSSIAN:
+        dpa_sum_add(sum, times / (e->param[0] * e->param[0]));
+        return DPA_OK;
+    case DPA_EVENT_GDP:
+        dpa_sum_add(sum, times * e->param[0] * e->param[0]);
+        return DPA_OK;
+    case DPA_EVENT_SELF_COMPOSED:
+        return add_inverse_variance(e->children[0], times * (double)e->count[0], sum, offender);
+    case DPA_EVENT_COMPOSED:
+        for (size_t i = 0; i < e->num_children; i++) {
+            int st = add_inverse_variance(e->children[i], times, sum, offender);
+            if (st) return st;
+        }
+        return DPA_OK;
+    default:
+        *offender = e;
+        return DPA_EUNSUPPORTED;
+    }
+}
+
+int dpa_event_inverse_variance(const dpa_event *e, double *inv_var, const dpa_event **offender)
+{
+    dpa_sum sum = { 0 };
+    const dpa_event *bad = NULL;
+    int st = e ? add_inverse_variance(e, 1.0, &sum, &bad) : DPA_EINVAL;
+    if (offender) *offender = bad;
+    if (!st) *inv_var = dpa_sum_value(&sum);
+    return st;
 }

@@ -31,6 +31,13 @@ typedef int (*dpa_leaf_visitor)(const dpa_event *leaf, double times, void *ctx,
 int dpa_event_visit_leaves(const dpa_event *e, dpa_leaf_visitor visit, void *ctx,
                            dpa_error *err);
 
+/* 1/sigma^2 of a Gaussian event, mu^2 of a GDP event (the same pair of
+ * distributions with sigma = 1/mu), and of any composition of those
+ * (inverse variances add; compensated sum).  DPA_EUNSUPPORTED for anything
+ * else, with *offender set to the first such event (err is left to the
+ * caller, who knows why it wanted Gaussian noise). */
+int dpa_event_inverse_variance(const dpa_event *e, double *inv_var, const dpa_event **offender);
+
 /* The accountant interface.  `state` is a block of state_size bytes owned
  * by the generic accountant; it is zeroed before init.  The generic layer
  * calls supports() before compose(), so compose() sees only supported events
