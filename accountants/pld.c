@@ -63,14 +63,15 @@ typedef struct {
     int have_result;
     pld_result result;
     double last_h;
+    pld_fft_cache *fft;                 /* FFTW plans per size, reused by every query */
 } pld_state;
 
 static int pld_init(void *state, const dpa_options *opt, dpa_error *err)
 {
-    (void)state;
+    pld_state *s = state;
     (void)opt;
-    (void)err;
-    return DPA_OK;
+    s->fft = pld_fft_cache_new();
+    return s->fft ? DPA_OK : dpa_fail(err, DPA_ENOMEM, "pld: out of memory");
 }
 
 static void result_free(pld_result *r)
@@ -93,6 +94,7 @@ static void pld_destroy(void *state)
     pld_state *s = state;
     forget_result(s);
     free(s->comp);
+    pld_fft_cache_free(s->fft);
 }
 
 /* ---- events ------------------------------------------------------------------ */
@@ -323,7 +325,8 @@ static double choose_theta(const pld_state *s, const step_grids *sg, int w, cons
 /* One component of one world, both sides, at step h and tilt theta,
  * composed with itself `times` times.  Trimming the single step first keeps
  * the first transforms small: most of its loss range holds negligible mass. */
-static int component_grids(const pld_component *c, int w, double h, double theta, pld_grid out[2])
+static int component_grids(const pld_component *c, int w, double h, double theta, pld_fft_cache *fft,
+                           pld_grid out[2])
 {
     pld_grid one[2];
     int st = discretise_both(&c->pair[w], h, one);
@@ -333,7 +336,7 @@ static int component_grids(const pld_component *c, int w, double h, double theta
         st = pld_grid_tilt(&one[side], theta, (pld_side)side);
         if (!st) {
             pld_grid_trim(&one[side], (pld_side)side, TAIL_CUT);
-            st = pld_grid_self_compose(&one[side], c->times, (pld_side)side, TAIL_CUT, MAX_FFT, &out[side]);
+            st = pld_grid_self_compose(&one[side], c->times, (pld_side)side, TAIL_CUT, MAX_FFT, fft, &out[side]);
         }
         if (!st) done = side + 1;
     }
@@ -346,14 +349,14 @@ static int component_grids(const pld_component *c, int w, double h, double theta
 /* Merge m grids of one side pairwise, as a balanced tree, so that each
  * convolution joins grids of similar size (a sequential fold would
  * convolve the growing total with every small component).  Frees them. */
-static int merge_tree(pld_grid *parts, size_t m, pld_side side, pld_grid *out)
+static int merge_tree(pld_grid *parts, size_t m, pld_side side, pld_fft_cache *fft, pld_grid *out)
 {
     int st = DPA_OK;
     while (m > 1) {
         size_t k = 0;
         for (size_t i = 0; i + 1 < m; i += 2) {
             pld_grid joined;
-            st = pld_grid_compose(&parts[i], &parts[i + 1], side, TAIL_CUT, MAX_FFT, &joined);
+            st = pld_grid_compose(&parts[i], &parts[i + 1], side, TAIL_CUT, MAX_FFT, fft, &joined);
             if (st) {
                 for (size_t j = 0; j < k; j++) pld_grid_free(&parts[j]);
                 for (size_t j = i; j < m; j++) pld_grid_free(&parts[j]);
@@ -379,7 +382,7 @@ static int compose_world(const pld_state *s, int w, double h, double theta, pld_
     int st = DPA_OK;
     for (size_t c = 0; c < s->n && !st; c++) {
         pld_grid both[2];
-        st = component_grids(&s->comp[c], w, h, theta, both);
+        st = component_grids(&s->comp[c], w, h, theta, s->fft, both);
         if (!st) {
             parts[m] = both[PLD_UPPER];
             parts[s->n + m] = both[PLD_LOWER];
@@ -392,10 +395,10 @@ static int compose_world(const pld_state *s, int w, double h, double theta, pld_
             pld_grid_free(&parts[s->n + i]);
         }
     } else {
-        st = merge_tree(parts, m, PLD_UPPER, &out[PLD_UPPER]);
+        st = merge_tree(parts, m, PLD_UPPER, s->fft, &out[PLD_UPPER]);
         if (st) for (size_t i = 0; i < m; i++) pld_grid_free(&parts[s->n + i]);
         else {
-            st = merge_tree(parts + s->n, m, PLD_LOWER, &out[PLD_LOWER]);
+            st = merge_tree(parts + s->n, m, PLD_LOWER, s->fft, &out[PLD_LOWER]);
             if (st) pld_grid_free(&out[PLD_UPPER]);
         }
     }

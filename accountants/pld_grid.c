@@ -336,11 +336,102 @@ int pld_grid_tilt(pld_grid *g, double theta, pld_side side)
     return DPA_OK;
 }
 
-/* ---- composition ---------------------------------------------------------- */
+/* ---- FFT plans and work arrays, created once per size --------------------- */
 
-/* FFTW's planner is not thread-safe (FFTW manual, 5.4); plans are created
- * and destroyed under this lock, executed outside it. */
+/* FFTW's planner is not thread-safe, only the execute functions are (FFTW
+ * manual, 5.4 "Thread safety"): plans are created and destroyed, and FFTW's
+ * allocator called, under this lock; transforms run outside it. */
 static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define FFT_SIZES 31      /* n = 2^0 .. 2^30: FFTW takes int sizes */
+
+/* A real array and its half spectrum (n / 2 + 1 points), from fftw_alloc_*:
+ * every such array has the alignment the plans were made for, which the
+ * new-array execute functions require (FFTW manual, 4.6). */
+typedef struct {
+    size_t n;             /* room for transforms of up to n points */
+    double *re;
+    fftw_complex *spec;
+} fft_work;
+
+/* Plans by log2 n, made on first use and kept: re-planning a size costs
+ * about as much as executing it (FFTW_ESTIMATE still builds the
+ * trigonometric tables, measured ~16 n bytes for the pair at n = 2^21, so
+ * the plans of every size up to N hold under 32 N bytes).  work[0] holds the
+ * first operand (and the result), work[1] the second one of a convolution
+ * of two different grids; each is grown to the largest n asked for and kept
+ * (16 n + 16 bytes each: 64 MiB for both at 2^21 points, what the largest
+ * transform allocated per call before). */
+struct pld_fft_cache {
+    fftw_plan r2c[FFT_SIZES], c2r[FFT_SIZES];
+    fft_work work[2];
+};
+
+pld_fft_cache *pld_fft_cache_new(void)
+{
+    return calloc(1, sizeof(pld_fft_cache));
+}
+
+/* Destroy the plans and free the arrays, leaving an empty cache. */
+static void fft_cache_clear(pld_fft_cache *c)
+{
+    pthread_mutex_lock(&planner_lock);
+    for (int k = 0; k < FFT_SIZES; k++) {
+        if (c->r2c[k]) fftw_destroy_plan(c->r2c[k]);
+        if (c->c2r[k]) fftw_destroy_plan(c->c2r[k]);
+    }
+    for (int i = 0; i < 2; i++) {
+        fftw_free(c->work[i].re);
+        fftw_free(c->work[i].spec);
+    }
+    pthread_mutex_unlock(&planner_lock);
+    *c = (pld_fft_cache){ 0 };
+}
+
+void pld_fft_cache_free(pld_fft_cache *c)
+{
+    if (!c) return;
+    fft_cache_clear(c);
+    free(c);
+}
+
+/* Room for n points in w (under planner_lock). */
+static int fft_work_reserve(fft_work *w, size_t n)
+{
+    if (w->n >= n) return DPA_OK;
+    fftw_free(w->re);
+    fftw_free(w->spec);
+    w->re = fftw_alloc_real(n);
+    w->spec = fftw_alloc_complex(n / 2 + 1);
+    w->n = w->re && w->spec ? n : 0;
+    return w->n ? DPA_OK : DPA_ENOMEM;
+}
+
+/* The r2c and c2r plans for n points (a power of two) and work arrays for
+ * `operands` (1 or 2) transforms of that size.  A plan is made once per
+ * size, with FFTW_ESTIMATE (which leaves the arrays alone), on work[0] --
+ * out of place, as it is executed -- and then applied to any work array
+ * by fftw_execute_dft_r2c / fftw_execute_dft_c2r. */
+static int fft_prepare(pld_fft_cache *c, size_t n, int operands, fftw_plan *r2c, fftw_plan *c2r)
+{
+    int k = 0;
+    while (k < FFT_SIZES && ((size_t)1 << k) < n) k++;
+    if (k == FFT_SIZES || ((size_t)1 << k) != n) return DPA_EACCURACY;
+    pthread_mutex_lock(&planner_lock);
+    int st = DPA_OK;
+    for (int i = 0; i < operands && !st; i++) st = fft_work_reserve(&c->work[i], n);
+    if (!st && !c->r2c[k])
+        c->r2c[k] = fftw_plan_dft_r2c_1d((int)n, c->work[0].re, c->work[0].spec, FFTW_ESTIMATE);
+    if (!st && !c->c2r[k])
+        c->c2r[k] = fftw_plan_dft_c2r_1d((int)n, c->work[0].spec, c->work[0].re, FFTW_ESTIMATE);
+    pthread_mutex_unlock(&planner_lock);
+    if (!st && !(c->r2c[k] && c->c2r[k])) st = DPA_ENOMEM;
+    *r2c = c->r2c[k];
+    *c2r = c->c2r[k];
+    return st;
+}
+
+/* ---- composition ---------------------------------------------------------- */
 
 static double norm1(const pld_grid *g)
 {
@@ -401,42 +492,40 @@ void pld_grid_trim(pld_grid *g, pld_side side, double tail_cut)
     trim(g, side, tail_cut * norm1(g));
 }
 
+/* The transform of g's masses, zero-padded to n points, into w->spec. */
+static void forward_padded(fftw_plan r2c, const fft_work *w, const pld_grid *g, size_t n)
+{
+    memset(w->re, 0, n * sizeof *w->re);
+    memcpy(w->re, g->mass, g->n * sizeof *w->re);
+    fftw_execute_dft_r2c(r2c, w->re, w->spec);
+}
+
 int pld_grid_compose(const pld_grid *a, const pld_grid *b, pld_side side, double tail_cut,
-                     size_t max_fft, pld_grid *out)
+                     size_t max_fft, pld_fft_cache *cache, pld_grid *out)
 {
     if (a->h != b->h || a->theta != b->theta) return DPA_EINVAL;
     size_t m = a->n + b->n - 1, n = 1;
     while (n < m) n <<= 1;
-    if (n > max_fft || n > (size_t)INT32_MAX) return DPA_EACCURACY;
-    double *x = fftw_alloc_real(n), *y = fftw_alloc_real(n);
-    fftw_complex *fx = fftw_alloc_complex(n / 2 + 1), *fy = fftw_alloc_complex(n / 2 + 1);
-    int st = (x && y && fx && fy) ? DPA_OK : DPA_ENOMEM;
+    if (n > max_fft) return DPA_EACCURACY;
+    pld_fft_cache local = { 0 }, *fc = cache ? cache : &local;   /* NULL: plans for this call */
+    fftw_plan r2c, c2r;
+    int st = fft_prepare(fc, n, a == b ? 1 : 2, &r2c, &c2r);
     if (!st) st = pld_grid_alloc(out, a->h, a->first + b->first, m);
     if (!st) {
-        memset(x, 0, n * sizeof *x);
-        memset(y, 0, n * sizeof *y);
-        memcpy(x, a->mass, a->n * sizeof *x);
-        memcpy(y, b->mass, b->n * sizeof *y);
-        pthread_mutex_lock(&planner_lock);
-        fftw_plan px = fftw_plan_dft_r2c_1d((int)n, x, fx, FFTW_ESTIMATE);
-        fftw_plan py = fftw_plan_dft_r2c_1d((int)n, y, fy, FFTW_ESTIMATE);
-        fftw_plan back = fftw_plan_dft_c2r_1d((int)n, fx, x, FFTW_ESTIMATE);
-        pthread_mutex_unlock(&planner_lock);
-        fftw_execute(px);
-        if (a == b) memcpy(fy, fx, (n / 2 + 1) * sizeof *fy);   /* squaring: one transform */
-        else fftw_execute(py);
+        double *x = fc->work[0].re;
+        fftw_complex *fx = fc->work[0].spec, *fy = fx;      /* squaring: one transform */
+        forward_padded(r2c, &fc->work[0], a, n);
+        if (a != b) {
+            forward_padded(r2c, &fc->work[1], b, n);
+            fy = fc->work[1].spec;
+        }
         for (size_t k = 0; k < n / 2 + 1; k++) {
             double re = fx[k][0] * fy[k][0] - fx[k][1] * fy[k][1];
             double im = fx[k][0] * fy[k][1] + fx[k][1] * fy[k][0];
             fx[k][0] = re;
             fx[k][1] = im;
         }
-        fftw_execute(back);
-        pthread_mutex_lock(&planner_lock);
-        fftw_destroy_plan(px);
-        fftw_destroy_plan(py);
-        fftw_destroy_plan(back);
-        pthread_mutex_unlock(&planner_lock);
+        fftw_execute_dft_c2r(c2r, fx, x);                  /* destroys fx */
         /* Rounding of an FFT convolution (Higham, Accuracy and Stability of
          * Numerical Algorithms, 2nd ed., Thm 24.2: ||fl(Fx) - Fx||_2 <=
          * gamma ||Fx||_2 with gamma ~ log2(n) (mu + gamma_4 (sqrt 2 + mu));
@@ -473,10 +562,7 @@ int pld_grid_compose(const pld_grid *a, const pld_grid *b, pld_side side, double
         trim(out, side, budget);
         normalise(out);
     }
-    fftw_free(x);
-    fftw_free(y);
-    fftw_free(fx);
-    fftw_free(fy);
+    if (!cache) fft_cache_clear(&local);
     return st;
 }
 
@@ -550,7 +636,7 @@ static void complex_power(double *re, double *im, uint64_t count)
  * more than max_fft points or the pad would exceed 1e-6 of the total, so
  * that the caller can square instead. */
 static int power_compose(const pld_grid *a, uint64_t count, pld_side side, double tail_cut,
-                         size_t max_fft, pld_grid *out)
+                         size_t max_fft, pld_fft_cache *cache, pld_grid *out)
 {
     double total = norm1(a);
     if (!(total > 0.0) || a->n == 0) return DPA_EACCURACY;
@@ -573,23 +659,17 @@ static int power_compose(const pld_grid *a, uint64_t count, pld_side side, doubl
     double pad = rootn * (t * grow * gamma * b2 + (3.0 * (t + 64.0) * U) * grow * (1.0 + eta) + gamma) +
                  2.0 * (out_left + out_right) + t * rho * exp((t - 1.0) * log1p(rho)) + 4.0 * (double)n * U;
     if ((double)N < width || N > max_fft || !(pad <= 1e-6)) { free(b); return DPA_EACCURACY; }
-    double *x = fftw_alloc_real(N);
-    fftw_complex *fx = fftw_alloc_complex(N / 2 + 1);
-    int st = (x && fx) ? pld_grid_alloc(out, a->h, 0, (size_t)width) : DPA_ENOMEM;
+    fftw_plan r2c, c2r;
+    int st = fft_prepare(cache, N, 1, &r2c, &c2r);
+    if (!st) st = pld_grid_alloc(out, a->h, 0, (size_t)width);
     if (!st) {
+        double *x = cache->work[0].re;
+        fftw_complex *fx = cache->work[0].spec;
         memset(x, 0, N * sizeof *x);
         for (size_t j = 0; j < n; j++) x[j % N] += b[j];
-        pthread_mutex_lock(&planner_lock);
-        fftw_plan fwd = fftw_plan_dft_r2c_1d((int)N, x, fx, FFTW_ESTIMATE);
-        fftw_plan back = fftw_plan_dft_c2r_1d((int)N, fx, x, FFTW_ESTIMATE);
-        pthread_mutex_unlock(&planner_lock);
-        fftw_execute(fwd);
+        fftw_execute_dft_r2c(r2c, x, fx);
         for (size_t k = 0; k < N / 2 + 1; k++) complex_power(&fx[k][0], &fx[k][1], count);
-        fftw_execute(back);
-        pthread_mutex_lock(&planner_lock);
-        fftw_destroy_plan(fwd);
-        fftw_destroy_plan(back);
-        pthread_mutex_unlock(&planner_lock);
+        fftw_execute_dft_c2r(c2r, fx, x);                  /* destroys fx */
         /* entry i of the window is the index sum lo + i, found at (lo + i) mod N */
         size_t base = (size_t)fmod(lo, (double)N);
         for (size_t i = 0; i < out->n; i++) {
@@ -611,18 +691,17 @@ static int power_compose(const pld_grid *a, uint64_t count, pld_side side, doubl
         trim(out, side, budget);
         normalise(out);
     }
-    fftw_free(x);
-    fftw_free(fx);
     free(b);
     return st;
 }
 
-int pld_grid_self_compose(const pld_grid *a, uint64_t count, pld_side side, double tail_cut,
-                          size_t max_fft, pld_grid *out)
+/* The count-fold composition with the transforms' plans and arrays from
+ * cache (not NULL). */
+static int self_compose(const pld_grid *a, uint64_t count, pld_side side, double tail_cut,
+                        size_t max_fft, pld_fft_cache *cache, pld_grid *out)
 {
-    if (count == 0) return DPA_EINVAL;
     if (count > 1) {
-        int st = power_compose(a, count, side, tail_cut, max_fft, out);
+        int st = power_compose(a, count, side, tail_cut, max_fft, cache, out);
         if (st != DPA_EACCURACY) return st;
     }
     pld_grid base, acc, tmp;
@@ -630,7 +709,7 @@ int pld_grid_self_compose(const pld_grid *a, uint64_t count, pld_side side, doub
     while (!st && count) {
         if (count & 1) {
             if (have_acc) {
-                st = pld_grid_compose(&acc, &base, side, tail_cut, max_fft, &tmp);
+                st = pld_grid_compose(&acc, &base, side, tail_cut, max_fft, cache, &tmp);
                 if (!st) { pld_grid_free(&acc); acc = tmp; }
             } else {
                 st = pld_grid_copy(&base, &acc);
@@ -639,7 +718,7 @@ int pld_grid_self_compose(const pld_grid *a, uint64_t count, pld_side side, doub
         }
         count >>= 1;
         if (!st && count) {
-            st = pld_grid_compose(&base, &base, side, tail_cut, max_fft, &tmp);
+            st = pld_grid_compose(&base, &base, side, tail_cut, max_fft, cache, &tmp);
             if (!st) { pld_grid_free(&base); base = tmp; }
         }
     }
@@ -650,6 +729,16 @@ int pld_grid_self_compose(const pld_grid *a, uint64_t count, pld_side side, doub
     }
     *out = acc;
     return DPA_OK;
+}
+
+int pld_grid_self_compose(const pld_grid *a, uint64_t count, pld_side side, double tail_cut,
+                          size_t max_fft, pld_fft_cache *cache, pld_grid *out)
+{
+    if (count == 0) return DPA_EINVAL;
+    pld_fft_cache local = { 0 };                                 /* NULL: plans for this call */
+    int st = self_compose(a, count, side, tail_cut, max_fft, cache ? cache : &local, out);
+    if (!cache) fft_cache_clear(&local);
+    return st;
 }
 
 /* ---- profile queries ------------------------------------------------------ */

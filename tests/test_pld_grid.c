@@ -15,6 +15,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* log P(L > x) with L ~ N(mu^2/2, mu^2) under P. */
 static double gaussian_log_survival(double x, void *ctx)
@@ -38,7 +39,7 @@ START_TEST(lower_dots_do_not_drift)
         ck_assert_int_eq(pld_grid_lower_dots(&lo, pld_profile_log_delta, pld_profile_log_q_survival, &gp, h, k0, k1), DPA_OK);
         for (int j = 0; j < 3; j++) {
             pld_grid lo_t;
-            ck_assert_int_eq(pld_grid_self_compose(&lo, counts[j], PLD_LOWER, 1e-14, (size_t)1 << 24, &lo_t), DPA_OK);
+            ck_assert_int_eq(pld_grid_self_compose(&lo, counts[j], PLD_LOWER, 1e-14, (size_t)1 << 24, NULL, &lo_t), DPA_OK);
             double mu_t = mu * sqrt((double)counts[j]);
             const double deltas[] = { 1e-3, 1e-5 };
             for (int k = 0; k < 2; k++) {
@@ -71,8 +72,8 @@ START_TEST(gaussian_compositions_are_bracketed)
         ck_assert_int_eq(pld_grid_round_down(&lo, gaussian_log_survival, &mu, h, k0, k1), DPA_OK);
         for (int j = 0; j < 3; j++) {
             pld_grid up_t, lo_t;
-            ck_assert_int_eq(pld_grid_self_compose(&up, counts[j], PLD_UPPER, 1e-14, (size_t)1 << 24, &up_t), DPA_OK);
-            ck_assert_int_eq(pld_grid_self_compose(&lo, counts[j], PLD_LOWER, 1e-14, (size_t)1 << 24, &lo_t), DPA_OK);
+            ck_assert_int_eq(pld_grid_self_compose(&up, counts[j], PLD_UPPER, 1e-14, (size_t)1 << 24, NULL, &up_t), DPA_OK);
+            ck_assert_int_eq(pld_grid_self_compose(&lo, counts[j], PLD_LOWER, 1e-14, (size_t)1 << 24, NULL, &lo_t), DPA_OK);
             double mu_t = mu * sqrt((double)counts[j]);
             const double deltas[] = { 1e-3, 1e-5, 1e-8 };
             for (int k = 0; k < 3; k++) {
@@ -164,6 +165,8 @@ START_TEST(subsampled_gaussian_reference_values)
         { 0.8, 10000, 10.054 },
     };
     const double h = 1e-4;
+    pld_fft_cache *cache = pld_fft_cache_new();      /* shared by every case: reused across sizes */
+    ck_assert_ptr_nonnull(cache);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         pld_grid up[2], lo[2], up_t[2], lo_t[2];
         const double q = cases[c].multiplier == 0.8 ? 0.01 : 1.0 / 60.0;
@@ -175,8 +178,8 @@ START_TEST(subsampled_gaussian_reference_values)
             int64_t k0 = (int64_t)floor(l_lo / step) - 1, k1 = (int64_t)ceil(l_hi / step) + 1;
             ck_assert_int_eq(pld_grid_connect_dots(&up[d], upper_log_delta, &p, step, k0, k1), DPA_OK);
             ck_assert_int_eq(pld_grid_lower_dots(&lo[d], lower_log_delta, pld_profile_log_q_survival, &p, step, k0, k1), DPA_OK);
-            ck_assert_int_eq(pld_grid_self_compose(&up[d], cases[c].steps, PLD_UPPER, 1e-14, (size_t)1 << 24, &up_t[d]), DPA_OK);
-            ck_assert_int_eq(pld_grid_self_compose(&lo[d], cases[c].steps, PLD_LOWER, 1e-14, (size_t)1 << 24, &lo_t[d]), DPA_OK);
+            ck_assert_int_eq(pld_grid_self_compose(&up[d], cases[c].steps, PLD_UPPER, 1e-14, (size_t)1 << 24, cache, &up_t[d]), DPA_OK);
+            ck_assert_int_eq(pld_grid_self_compose(&lo[d], cases[c].steps, PLD_LOWER, 1e-14, (size_t)1 << 24, cache, &lo_t[d]), DPA_OK);
         }
         double eu = epsilon_of(up_t, PLD_UPPER, 1e-5), el = epsilon_of(lo_t, PLD_LOWER, 1e-5);
         printf("pld: multiplier %g, T %llu: eps in [%.5f, %.5f], reference %.3f\n", cases[c].multiplier,
@@ -202,6 +205,56 @@ START_TEST(subsampled_gaussian_reference_values)
             pld_grid_free(&lo_t[d]);
         }
     }
+    pld_fft_cache_free(cache);
+}
+END_TEST
+
+static void assert_identical(const pld_grid *a, const pld_grid *b, const char *what)
+{
+    ck_assert_msg(a->h == b->h && a->first == b->first && a->n == b->n && a->theta == b->theta &&
+                      a->log_scale == b->log_scale && a->inf_mass == b->inf_mass && a->finite == b->finite &&
+                      a->pad == b->pad,
+                  "%s: grids differ", what);
+    ck_assert_msg(memcmp(a->mass, b->mass, a->n * sizeof *a->mass) == 0, "%s: masses differ", what);
+}
+
+/* Plans and work arrays reused from a cache give the same bits as made per
+ * call: transforms of growing and shrinking sizes (arrays larger than the
+ * transform, holding an earlier one's data) by a power, by squaring and by
+ * the convolution of two different grids. */
+START_TEST(fft_cache_is_bit_identical)
+{
+    const double mu = 1.0, h = 2e-3;
+    int64_t k0 = (int64_t)floor((0.5 - 14.0) / h), k1 = (int64_t)ceil((0.5 + 14.0) / h);
+    pld_profile gp = { .pair = PLD_GAUSSIAN, .sigma = 1.0 / mu, .q = 0.0 };
+    pld_grid g[2];
+    ck_assert_int_eq(pld_grid_connect_dots(&g[PLD_UPPER], pld_profile_log_delta, &gp, h, k0, k1), DPA_OK);
+    ck_assert_int_eq(pld_grid_lower_dots(&g[PLD_LOWER], pld_profile_log_delta, pld_profile_log_q_survival, &gp, h, k0, k1),
+                     DPA_OK);
+    pld_fft_cache *cache = pld_fft_cache_new();
+    ck_assert_ptr_nonnull(cache);
+    const uint64_t counts[] = { 300, 1, 10, 300, 7, 2 };
+    for (int side = 0; side < 2; side++)
+        for (size_t j = 0; j < sizeof counts / sizeof counts[0]; j++) {
+            const pld_side sd = (pld_side)side;
+            const size_t max_fft = (size_t)1 << 24;
+            pld_grid fresh, cached, sq_fresh, sq_cached, two_fresh, two_cached;
+            ck_assert_int_eq(pld_grid_self_compose(&g[side], counts[j], sd, 1e-14, max_fft, NULL, &fresh), DPA_OK);
+            ck_assert_int_eq(pld_grid_self_compose(&g[side], counts[j], sd, 1e-14, max_fft, cache, &cached), DPA_OK);
+            assert_identical(&fresh, &cached, "power");
+            ck_assert_int_eq(pld_grid_compose(&fresh, &fresh, sd, 1e-14, max_fft, NULL, &sq_fresh), DPA_OK);
+            ck_assert_int_eq(pld_grid_compose(&cached, &cached, sd, 1e-14, max_fft, cache, &sq_cached), DPA_OK);
+            assert_identical(&sq_fresh, &sq_cached, "squaring");
+            ck_assert_int_eq(pld_grid_compose(&g[side], &fresh, sd, 1e-14, max_fft, NULL, &two_fresh), DPA_OK);
+            ck_assert_int_eq(pld_grid_compose(&g[side], &cached, sd, 1e-14, max_fft, cache, &two_cached), DPA_OK);
+            assert_identical(&two_fresh, &two_cached, "two grids");
+            pld_grid *all[] = { &fresh, &cached, &sq_fresh, &sq_cached, &two_fresh, &two_cached };
+            for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) pld_grid_free(all[i]);
+        }
+    pld_fft_cache_free(cache);
+    pld_fft_cache_free(NULL);
+    pld_grid_free(&g[0]);
+    pld_grid_free(&g[1]);
 }
 END_TEST
 
@@ -214,6 +267,7 @@ int main(void)
     tcase_add_test(tc, gaussian_compositions_are_bracketed);
     tcase_add_test(tc, lower_dots_do_not_drift);
     tcase_add_test(tc, subsampled_gaussian_reference_values);
+    tcase_add_test(tc, fft_cache_is_bit_identical);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
