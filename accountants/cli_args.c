@@ -66,6 +66,8 @@ static const struct option_info {
     [OPT_STEPS] = { "steps", "T", "number of steps (compositions), T >= 1 (default 1)" },
     [OPT_EPOCHS] = { "epochs", "E", "passes over the data instead of --steps: T = ceil(E/Q)" },
     [OPT_RELATION] = { "relation", "REL", "neighbouring datasets: add-remove (default) or replace-one" },
+    [OPT_SAMPLING] = { "sampling", "KIND", "poisson (default) or without-replacement (batches of exactly B of N; "
+                                           "replace-one only)" },
     [OPT_DELTA] = { "delta", "D", "delta, 0 < D < 1" },
     [OPT_EPSILON] = { "epsilon", "EPS", "epsilon, EPS >= 0" },
     [OPT_ACCOUNTANT] = { "accountant", "NAME", "accounting method (default: the first that supports the mechanism)" },
@@ -81,7 +83,7 @@ static const struct option_info {
 
 #define MECHANISM_OPTIONS                                                                  \
     (OPT_BIT(OPT_SIGMA) | OPT_BIT(OPT_RATE) | OPT_BIT(OPT_BATCH) | OPT_BIT(OPT_DATASET) | \
-     OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_EPOCHS) | OPT_BIT(OPT_RELATION))
+     OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_EPOCHS) | OPT_BIT(OPT_RELATION) | OPT_BIT(OPT_SAMPLING))
 #define COMMON_OPTIONS (MECHANISM_OPTIONS | OPT_BIT(OPT_ORDERS) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP))
 /* the subcommands that run accountants take the pld accuracy */
 #define ACCOUNTING_OPTIONS (COMMON_OPTIONS | OPT_BIT(OPT_EPS_ERROR))
@@ -202,6 +204,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
     static const char *const relations[] = { "add-remove", "replace-one", NULL };
     static const char *const formats[] = { "table", "json", "csv", NULL };
     static const char *const solves[] = { "sigma", "steps", NULL };
+    static const char *const samplings[] = { "poisson", "without-replacement", NULL };
     int choice;
     switch (id) {
     case OPT_SIGMA: return parse_real(id, arg, REAL_POSITIVE, &c->sigma);
@@ -215,6 +218,10 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
     case OPT_RELATION:
         if ((choice = parse_choice(id, arg, relations)) < 0) return EXIT_USAGE;
         c->relation = choice == 1 ? DPA_REPLACE_ONE : DPA_ADD_REMOVE;
+        return EXIT_OK;
+    case OPT_SAMPLING:
+        if ((choice = parse_choice(id, arg, samplings)) < 0) return EXIT_USAGE;
+        c->without_replacement = choice == 1;
         return EXIT_OK;
     case OPT_FORMAT:
         if ((choice = parse_choice(id, arg, formats)) < 0) return EXIT_USAGE;
@@ -471,6 +478,14 @@ static int check_combinations(const command_info *cmd, const cli *c)
     if (given(c, OPT_BATCH) && c->batch > c->dataset)
         return usage_error("--batch-size: %" PRIu64 " exceeds --dataset-size %" PRIu64, c->batch,
                            c->dataset);
+    if (c->without_replacement) {
+        /* a fixed batch size: neighbouring datasets have the same size */
+        if (!given(c, OPT_BATCH))
+            return usage_error("--sampling: without-replacement requires --batch-size and --dataset-size");
+        if (c->relation != DPA_REPLACE_ONE)
+            return usage_error("--sampling: without-replacement requires --relation replace-one (datasets of "
+                               "a fixed size differ by a replaced record)");
+    }
     if (cmd->id == CMD_EPSILON)
         return (st = require(cmd, c, OPT_SIGMA)) ? st : require(cmd, c, OPT_DELTA);
     if (cmd->id == CMD_DELTA)
@@ -527,6 +542,8 @@ static int resolve_mechanism(const cli *c, mechanism *m)
 {
     m->sigma = c->sigma;
     m->q = 1.0;
+    m->batch = c->without_replacement ? c->batch : 0;
+    m->dataset = c->without_replacement ? c->dataset : 0;
     if (given(c, OPT_RATE)) m->q = c->rate;
     else if (given(c, OPT_BATCH)) m->q = (double)c->batch / (double)c->dataset;
     m->steps = 1;

@@ -20,7 +20,7 @@ typedef enum { SOLVE_SIGMA, SOLVE_STEPS } solve_target;
 
 enum option_id {
     OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION,
-    OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_FORMAT, OPT_EPS_ERROR,
+    OPT_SAMPLING, OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_FORMAT, OPT_EPS_ERROR,
     OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_HELP, OPT_COUNT
 };
 
@@ -35,6 +35,7 @@ typedef struct cli {
     double eps_min, eps_max; /* profile: the range of epsilon */
     uint64_t batch, dataset, steps, points;
     dpa_relation relation;
+    int without_replacement; /* --sampling without-replacement */
     const char *accountant; /* NULL: choose one */
     out_format format;
     solve_target solve;
@@ -47,6 +48,9 @@ typedef struct mechanism {
     double sigma;
     double q;       /* 1: no sampling */
     uint64_t steps; /* 1: no composition */
+    /* sampling without replacement: batches of `batch` out of `dataset`
+     * (q = batch/dataset); 0: Poisson sampling at rate q */
+    uint64_t batch, dataset;
 } mechanism;
 
 /* The subcommands; CMD_NONE: nothing to run (help or the version was printed). */

@@ -58,14 +58,16 @@ static void set_error(dpa_error *err, int status, const char *fmt, ...)
 
 /* ---- building events and running accountants ------------------------------ */
 
-/* gaussian(sigma), Poisson-sampled when q < 1, self-composed when steps > 1.
+/* gaussian(sigma), sampled when q < 1 (without replacement when the
+ * mechanism has a batch size, else Poisson), self-composed when steps > 1.
  * The wrappers own their child also when they fail, so a NULL propagates
  * with the first error and nothing leaks. */
-static dpa_event *build_event(double sigma, double q, uint64_t steps, dpa_error *err)
+static dpa_event *build_event(const mechanism *m, dpa_error *err)
 {
-    dpa_event *e = dpa_event_gaussian(sigma, err);
-    if (q < 1.0) e = dpa_event_poisson_sampled(q, e, err);
-    if (steps > 1) e = dpa_event_self_composed(e, steps, err);
+    dpa_event *e = dpa_event_gaussian(m->sigma, err);
+    if (m->batch) e = dpa_event_sampled_without_replacement(m->dataset, m->batch, e, err);
+    else if (m->q < 1.0) e = dpa_event_poisson_sampled(m->q, e, err);
+    if (m->steps > 1) e = dpa_event_self_composed(e, m->steps, err);
     return e;
 }
 
@@ -106,7 +108,7 @@ static dpa_event *event_and_method(const cli *c, const mechanism *m, dpa_options
                                    const char **method, dpa_error *err)
 {
     make_options(c, opt);
-    dpa_event *e = build_event(m->sigma, m->q, m->steps, err);
+    dpa_event *e = build_event(m, err);
     if (!e) return NULL;
     *method = c->accountant ? c->accountant : default_accountant(e, opt, err);
     if (*method) return e;
@@ -164,7 +166,7 @@ static int cmd_compare(const cli *c, const mechanism *m)
         set_error(&err, DPA_ENOMEM, "out of memory");
         return library_error(&err);
     }
-    dpa_event *e = build_event(m->sigma, m->q, m->steps, &err);
+    dpa_event *e = build_event(m, &err);
     if (!e) {
         free(rows);
         return library_error(&err);
@@ -195,12 +197,17 @@ typedef struct family_ctx {
 static dpa_event *mechanism_family(double param, void *ctx, dpa_error *err)
 {
     const family_ctx *f = ctx;
-    if (f->solve == SOLVE_SIGMA) return build_event(param, f->fixed.q, f->fixed.steps, err);
+    mechanism m = f->fixed;
+    if (f->solve == SOLVE_SIGMA) {
+        m.sigma = param;
+        return build_event(&m, err);
+    }
     if (!(param >= 1.0 && param < 18446744073709551616.0)) {
         set_error(err, DPA_EINVAL, "calibrate: step count %g out of range", param);
         return NULL;
     }
-    return build_event(f->fixed.sigma, f->fixed.q, (uint64_t)param, err);
+    m.steps = (uint64_t)param;
+    return build_event(&m, err);
 }
 
 static void print_calibration(const cli *c, const char *method, const char *mech,
@@ -311,7 +318,7 @@ static int cmd_rdp_curve(const cli *c, const mechanism *m)
     dpa_error err = { 0 };
     dpa_options opt;
     make_options(c, &opt);
-    dpa_event *e = build_event(m->sigma, m->q, m->steps, &err);
+    dpa_event *e = build_event(m, &err);
     dpa_accountant *a = e ? dpa_accountant_new("rdp", &opt, &err) : NULL;
     size_t n = 0;
     int st = a ? dpa_accountant_compose(a, e, &err) : err.status;

@@ -427,6 +427,64 @@ static double sampled_add_log_q(const pld_profile *p, double eps)
     return fmin(0.0, dpa_log_add_exp(log(q) + lq, log1p(-q) + p_above));
 }
 
+/* ---- sampling without replacement (replace-one) ----------------------------
+ *
+ * m records out of n, uniformly without replacement, q = m/n, under
+ * replace-one neighbours; (P, Q) dominates the inner mechanism under
+ * replace-one.  Balle, Barthe & Gaboardi 2018 (Thm 10, advanced joint
+ * convexity) bound the profile of the sampled mechanism for alpha = e^eps
+ * >= 1 by
+ *   delta_R(alpha) = H_alpha(q P + (1-q) Q || Q)   (the "remove" pair),
+ * for either order of the two datasets, since replace-one is symmetric.
+ * For alpha < 1 the identity H_alpha(A || B) = 1 - alpha + alpha
+ * H_{1/alpha}(B || A) turns the bound for the reversed order into
+ *   1 - alpha + alpha delta_R(1/alpha) = H_alpha(Q || q P + (1-q) Q) = delta_A(alpha),
+ * the "add" pair's profile.  So F(alpha) = max(delta_R, delta_A) lies above
+ * the sampled mechanism's profile at every alpha >= 0.  F is convex,
+ * decreasing and F(0) = 1 (both are), hence the profile of a pair (the
+ * stop-loss transform of its likelihood ratio, ../shared/notes/
+ * pld-bounds.md fact 3), which dominates every step (fact 2) and so any
+ * composition.  In tradeoff functions this is Dong, Roth & Su 2022,
+ * Thm 9: C_q(f) = min(f_q, f_q^{-1})** has conjugate max(f_q*, (f_q^{-1})*),
+ * i.e. profile max(delta_R, delta_A); Zhu, Dong & Wang 2022 use the same
+ * pair.  F is symmetric (F(alpha) = 1 - alpha + alpha F(1/alpha)), so both
+ * worlds are this one pair.
+ *
+ * Where delta_R > delta_A, F is delta_R near alpha and -F' its Q-survival;
+ * the same for delta_A; at a tie (always at alpha = 1, where both are the
+ * total variation q TV(P, Q)) F has a kink, an atom of its pair, and the
+ * strict survival -F'_+ is the smaller of the two.  Any value between the
+ * one-sided survivals serves the lower discretisation's chord bounds, so a
+ * branch chosen wrongly within rounding of a crossing costs nothing beyond
+ * the rounding.  The bracket the accountant returns is around the eps of
+ * this dominating pair: delta_R alone is attained (records 0 and 1 for an
+ * additive-noise inner mechanism), so the truth for the worst pair of
+ * datasets lies between the remove pair's composition and this one's. */
+
+static void wor_parts(const pld_profile *p, pld_profile part[2])
+{
+    part[0] = part[1] = *p;
+    int gaussian = p->inner == PLD_GAUSSIAN;   /* the specialised forms */
+    part[0].pair = gaussian ? PLD_POISSON_REMOVE : PLD_SAMPLED_REMOVE;
+    part[1].pair = gaussian ? PLD_POISSON_ADD : PLD_SAMPLED_ADD;
+}
+
+static double wor_log_delta(const pld_profile *p, double eps)
+{
+    pld_profile part[2];
+    wor_parts(p, part);
+    return fmax(pld_profile_log_delta(eps, &part[0]), pld_profile_log_delta(eps, &part[1]));
+}
+
+static double wor_log_q(const pld_profile *p, double eps)
+{
+    pld_profile part[2];
+    wor_parts(p, part);
+    double lr = pld_profile_log_delta(eps, &part[0]), la = pld_profile_log_delta(eps, &part[1]);
+    double qr = pld_profile_log_q_survival(eps, &part[0]), qa = pld_profile_log_q_survival(eps, &part[1]);
+    return lr > la ? qr : la > lr ? qa : fmin(qr, qa);
+}
+
 /* ---- dispatch ------------------------------------------------------------------- */
 
 double pld_mech_log_delta(const pld_profile *p, double eps)
@@ -442,6 +500,7 @@ double pld_mech_log_delta(const pld_profile *p, double eps)
     case PLD_REPLACE_GAUSSIAN: return replace_log_delta(p, eps);
     case PLD_SAMPLED_REMOVE: return sampled_remove_log_delta(p, eps);
     case PLD_SAMPLED_ADD: return sampled_add_log_delta(p, eps);
+    case PLD_WITHOUT_REPLACEMENT: return wor_log_delta(p, eps);
     default: return NAN;
     }
 }
@@ -459,6 +518,7 @@ double pld_mech_log_q_survival(const pld_profile *p, double eps)
     case PLD_REPLACE_GAUSSIAN: return replace_log_q(p, eps);
     case PLD_SAMPLED_REMOVE: return sampled_remove_log_q(p, eps);
     case PLD_SAMPLED_ADD: return sampled_add_log_q(p, eps);
+    case PLD_WITHOUT_REPLACEMENT: return wor_log_q(p, eps);
     default: return NAN;
     }
 }
@@ -497,7 +557,43 @@ void pld_mech_loss_range(const pld_profile *p, double *lo, double *hi)
         else { *lo = -b; *hi = -a; }
         return;
     }
+    case PLD_WITHOUT_REPLACEMENT: {
+        /* the pair's losses above 0 are the remove pair's, below 0 the
+         * add pair's; the union of both ranges holds them */
+        pld_profile part[2];
+        double l0, l1;
+        wor_parts(p, part);
+        pld_profile_loss_range(&part[0], lo, hi);
+        pld_profile_loss_range(&part[1], &l0, &l1);
+        *lo = fmin(*lo, l0);
+        *hi = fmax(*hi, l1);
+        return;
+    }
     default: *lo = *hi = NAN; return;
+    }
+}
+
+double pld_profile_atom_spacing(const pld_profile *p)
+{
+    switch (p->pair) {
+    case PLD_GAUSSIAN:
+    case PLD_POISSON_REMOVE:
+    case PLD_POISSON_ADD:
+    case PLD_REPLACE_GAUSSIAN: return 0.0;
+    case PLD_LAPLACE: return 1.0 / p->sigma;                  /* +-1/b */
+    case PLD_RANDOMIZED_RESPONSE:
+    case PLD_EPSILON_DELTA: return p->eps;                    /* +-eps (and 0) */
+    case PLD_DISCRETE_LAPLACE: return 1.0 / p->sigma;         /* (2x - k)/t */
+    case PLD_DISCRETE_GAUSSIAN: return (double)p->k / (2.0 * p->sigma * p->sigma); /* k(2x - k)/(2 s^2) */
+    case PLD_SAMPLED_REMOVE:
+    case PLD_SAMPLED_ADD:
+    case PLD_WITHOUT_REPLACEMENT: {
+        /* log(1 - q + q e^{a j}) is on no lattice; without atoms inside
+         * there are none outside (the kink of the max is at loss 0) */
+        pld_profile in = inner_of(p);
+        return pld_profile_atom_spacing(&in) == 0.0 ? 0.0 : NAN;
+    }
+    default: return NAN;
     }
 }
 
@@ -526,6 +622,12 @@ static double loss_scale(const pld_profile *p)
 
 double pld_mech_delta_relerr(const pld_profile *p, double eps)
 {
+    if (p->pair == PLD_WITHOUT_REPLACEMENT) {
+        /* |max(a', b') - max(a, b)| <= max(|a' - a|, |b' - b|) */
+        pld_profile part[2];
+        wor_parts(p, part);
+        return fmax(pld_profile_delta_relerr(&part[0], eps), pld_profile_delta_relerr(&part[1], eps));
+    }
     double ld = pld_profile_log_delta(eps, (void *)p);
     if (!isfinite(ld)) return 1e-13;           /* delta = 0 (or 1) exactly */
     double base = 1e-13 + 32.0 * ULP * (1.0 + fabs(ld));

@@ -11,8 +11,8 @@
  *
  * The other pairs (Laplace, randomized response, discrete Laplace and
  * Gaussian, the (eps, delta) black box, the replace-one subsampled Gaussian,
- * Poisson sampling of any of those) are in pld_mechanisms.c; this file
- * dispatches and maps events to pairs.
+ * Poisson sampling of any of those, sampling without replacement) are in
+ * pld_mechanisms.c; this file dispatches and maps events to pairs.
  */
 #include "pld_profiles.h"
 #include "pld_mechanisms.h"
@@ -174,6 +174,12 @@ double pld_profile_delta_relerr(const pld_profile *p, double epsilon)
     return 1e-13 + 16.0 * DBL_EPSILON * (1.0 + fabs(ld) + fabs(epsilon) * p->sigma * p->sigma) * amplification;
 }
 
+int pld_profile_equal(const pld_profile *a, const pld_profile *b)
+{
+    return a->pair == b->pair && a->sigma == b->sigma && a->q == b->q && a->inner == b->inner &&
+           a->eps == b->eps && a->delta == b->delta && a->k == b->k && a->log_norm == b->log_norm;
+}
+
 pld_profile pld_profile_discrete_gaussian(double sigma, uint64_t sensitivity)
 {
     pld_profile p = { .pair = PLD_DISCRETE_GAUSSIAN, .sigma = sigma, .q = 1.0 };
@@ -283,21 +289,35 @@ static int unsupported(const dpa_event *e, dpa_error *err)
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "pld: shuffled events have no known privacy loss distribution here; use the shuffle "
                         "accountant");
-    case DPA_EVENT_SAMPLED_WITHOUT_REPLACEMENT:
-        /* Zhu, Dong & Wang 2022 (and Balle, Barthe & Gaboardi 2018 before
-         * them) bound the profile of sampling without replacement under
-         * replace-one by that of (P', Q') = (gamma P + (1-gamma) Q, Q)
-         * for eps >= 0 only.  The relation being symmetric, eps < 0 then
-         * follows only for the reversed pair (Q', P'); a single pair
-         * dominating at every alpha, which composition (and the lower
-         * discretisation) needs, would require (P', Q') to dominate
-         * (Q', P') as well, which we could not establish from the paper.
-         * We refuse rather than return a bound that may not be one. */
-        return dpa_fail(err, DPA_EUNSUPPORTED,
-                        "pld: sampling without replacement is not supported (its dominating pair for eps < 0 "
-                        "is not established here); use rdp with replace-one neighbours");
     default:
         return dpa_fail(err, DPA_EUNSUPPORTED, "pld: %s events are not supported", name);
+    }
+}
+
+/* Sampling of a leaf: Poisson at rate q (sampled = 1), or m out of n
+ * without replacement, q = m/n (sampled = 2); q = 1 and sampled = 0 for a
+ * bare leaf. */
+static int sampling_of(const dpa_event *leaf, int *sampled, double *q, dpa_error *err)
+{
+    *sampled = 0;
+    *q = 1.0;
+    switch (dpa_event_get_kind(leaf)) {
+    case DPA_EVENT_POISSON_SAMPLED:
+        *sampled = 1;
+        *q = dpa_event_param(leaf, 0);
+        if (!(*q > 0.0 && *q <= 1.0))
+            return dpa_fail(err, DPA_EINVAL, "pld: poisson sampling rate q must lie in (0, 1], got %g", *q);
+        return DPA_OK;
+    case DPA_EVENT_SAMPLED_WITHOUT_REPLACEMENT: {
+        uint64_t n = dpa_event_count(leaf, 0), m = dpa_event_count(leaf, 1);
+        if (!(m >= 1 && m <= n))
+            return dpa_fail(err, DPA_EINVAL, "pld: sampling without replacement needs 1 <= m <= n, got m = %llu, n = %llu",
+                            (unsigned long long)m, (unsigned long long)n);
+        *sampled = 2;
+        *q = (double)m / (double)n;
+        return DPA_OK;
+    }
+    default: return DPA_OK;
     }
 }
 
@@ -307,24 +327,31 @@ int pld_profile_of_event(const dpa_event *leaf, dpa_relation relation, pld_profi
     if (!leaf || !pairs) return dpa_fail(err, DPA_EINVAL, "pld: event or output is NULL");
     if (relation != DPA_ADD_REMOVE && relation != DPA_REPLACE_ONE)
         return dpa_fail(err, DPA_EINVAL, "pld: unknown neighbouring relation %d", (int)relation);
-    dpa_event_kind kind = dpa_event_get_kind(leaf);
-    int sampled = kind == DPA_EVENT_POISSON_SAMPLED;
+    int sampled;
+    double q;
+    int st = sampling_of(leaf, &sampled, &q, err);
+    if (st) return st;
+    const int wor = sampled == 2;
+    if (wor && relation != DPA_REPLACE_ONE)
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "pld: sampling without replacement (a fixed batch size) is accounted for replace-one "
+                        "neighbours only (the datasets have the same size); use the replace-one relation");
     const dpa_event *inner = sampled ? dpa_event_child(leaf, 0) : leaf;
-    double q = sampled ? dpa_event_param(leaf, 0) : 1.0;
-    if (!(q > 0.0 && q <= 1.0))
-        return dpa_fail(err, DPA_EINVAL, "pld: poisson sampling rate q must lie in (0, 1], got %g", q);
 
     /* The Gaussian family (Gaussian, GDP, and compositions of them, which
      * are one Gaussian): the specialised forms. */
     double inv_var;
     const dpa_event *bad = NULL;
-    int st = dpa_event_inverse_variance(inner, &inv_var, &bad);
+    st = dpa_event_inverse_variance(inner, &inv_var, &bad);
     if (st == DPA_OK) {
         if (!(inv_var > 0.0) || !isfinite(inv_var))
             return dpa_fail(err, DPA_EINVAL, "pld: Gaussian noise with 1/sigma^2 = %g", inv_var);
         double sigma = 1.0 / sqrt(inv_var);
         if (q == 1.0) {
             pairs[0] = pairs[1] = (pld_profile){ .pair = PLD_GAUSSIAN, .sigma = sigma, .q = 1.0 };
+        } else if (wor) {
+            pairs[0] = pairs[1] = (pld_profile){ .pair = PLD_WITHOUT_REPLACEMENT, .sigma = sigma, .q = q,
+                                                 .inner = PLD_GAUSSIAN };
         } else if (relation == DPA_ADD_REMOVE) {
             pairs[0] = (pld_profile){ .pair = PLD_POISSON_REMOVE, .sigma = sigma, .q = q };
             pairs[1] = (pld_profile){ .pair = PLD_POISSON_ADD, .sigma = sigma, .q = q };
@@ -341,13 +368,14 @@ int pld_profile_of_event(const dpa_event *leaf, dpa_relation relation, pld_profi
     }
     if (st != DPA_EUNSUPPORTED) return dpa_fail(err, st, "pld: invalid event");
 
-    kind = dpa_event_get_kind(inner);
+    const char *sampling_name = wor ? "sampling without replacement" : "Poisson sampling";
+    dpa_event_kind kind = dpa_event_get_kind(inner);
     if (kind == DPA_EVENT_COMPOSED || kind == DPA_EVENT_SELF_COMPOSED) {
         if (sampled)
             return dpa_fail(err, DPA_EUNSUPPORTED,
-                            "pld: Poisson sampling of a composition that is not all Gaussian (here %s) has no "
+                            "pld: %s of a composition that is not all Gaussian (here %s) has no "
                             "known privacy loss distribution",
-                            dpa_event_kind_name(dpa_event_get_kind(bad)));
+                            sampling_name, dpa_event_kind_name(dpa_event_get_kind(bad)));
         return dpa_fail(err, DPA_EINVAL, "pld: pld_profile_of_event takes leaf events, not %s",
                         dpa_event_kind_name(kind));
     }
@@ -355,13 +383,19 @@ int pld_profile_of_event(const dpa_event *leaf, dpa_relation relation, pld_profi
     st = leaf_pair(inner, &p, err);
     if (st == NO_PAIR) {
         if (sampled)
-            return dpa_fail(err, DPA_EUNSUPPORTED,
-                            "pld: Poisson sampling of %s events has no known privacy loss distribution here",
-                            dpa_event_kind_name(kind));
+            return dpa_fail(err, DPA_EUNSUPPORTED, "pld: %s of %s events has no known privacy loss distribution here",
+                            sampling_name, dpa_event_kind_name(kind));
         return unsupported(inner, err);
     }
     if (st) return st;
     if (q == 1.0) {
+        pairs[0] = pairs[1] = p;
+        return DPA_OK;
+    }
+    p.inner = p.pair;
+    p.q = q;
+    if (wor) {
+        p.pair = PLD_WITHOUT_REPLACEMENT;
         pairs[0] = pairs[1] = p;
         return DPA_OK;
     }
@@ -370,8 +404,6 @@ int pld_profile_of_event(const dpa_event *leaf, dpa_relation relation, pld_profi
                         "pld: Poisson sampling of %s events under replace-one is not supported (only of "
                         "Gaussians); use rdp, or add/remove neighbours",
                         dpa_event_kind_name(kind));
-    p.inner = p.pair;
-    p.q = q;
     pairs[0] = pairs[1] = p;
     pairs[0].pair = PLD_SAMPLED_REMOVE;
     pairs[1].pair = PLD_SAMPLED_ADD;

@@ -26,7 +26,12 @@ typedef enum {
                            * (1-q) N(0,s^2) + q N(1,s^2) against (1-q) N(0,s^2) + q N(-1,s^2);
                            * s = sigma (twice the event's noise multiplier, see of_event) */
     PLD_SAMPLED_REMOVE,   /* (q P + (1-q) Q, Q), (P, Q) the pair `inner` with this struct's parameters */
-    PLD_SAMPLED_ADD       /* (Q, q P + (1-q) Q) */
+    PLD_SAMPLED_ADD,      /* (Q, q P + (1-q) Q) */
+    PLD_WITHOUT_REPLACEMENT /* sampling of m records out of n without replacement,
+                           * replace-one, q = m/n: the pair whose profile is
+                           * max(delta of (q P + (1-q) Q, Q), delta of (Q, q P + (1-q) Q)),
+                           * (P, Q) the pair `inner` (PLD_GAUSSIAN or a
+                           * symmetric leaf) with this struct's parameters */
 } pld_pair;
 
 typedef struct pld_profile {
@@ -36,7 +41,7 @@ typedef struct pld_profile {
      * initialisers ({ .pair = ..., .sigma = ..., .q = ... }): positional
      * three-field ones zero the rest too but trip
      * -Wmissing-field-initializers under -Wextra -Werror */
-    pld_pair inner;       /* PLD_SAMPLED_*: the inner pair's kind (one of the
+    pld_pair inner;       /* PLD_SAMPLED_*, PLD_WITHOUT_REPLACEMENT: the inner pair's kind (one of the
                            * symmetric leaves PLD_GAUSSIAN, PLD_LAPLACE, ...,
                            * PLD_EPSILON_DELTA); its parameters are the fields here */
     double eps, delta;    /* randomized response, (eps, delta) */
@@ -55,6 +60,16 @@ typedef struct pld_profile {
  * out of their domain. */
 int pld_profile_of_event(const dpa_event *leaf, dpa_relation relation, pld_profile pairs[2],
                          dpa_error *err);
+
+/* Where the pair's atoms (losses of positive mass, +-inf aside) lie: 0
+ * when it has none other than at loss 0, a > 0 when every atom is at a
+ * multiple of a (a grid whose step divides a puts them on nodes, where the
+ * discretisations are exact), NaN when they lie on no lattice. */
+double pld_profile_atom_spacing(const pld_profile *p);
+
+/* Whether two profiles describe the same pair (field by field: padding
+ * bytes are not compared). */
+int pld_profile_equal(const pld_profile *a, const pld_profile *b);
 
 /* A discrete Gaussian profile with its normalising constant filled in. */
 pld_profile pld_profile_discrete_gaussian(double sigma, uint64_t sensitivity);

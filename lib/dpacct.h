@@ -60,7 +60,10 @@ enum {
     DPA_UNBOUNDED = 1u << 3,     /* no finite epsilon: upper = +inf */
     DPA_CONV_CLASSIC = 1u << 4,  /* zCDP/RDP: eps = rho + 2 sqrt(rho log 1/delta) */
     DPA_CONV_CKS = 1u << 5,      /* zCDP/RDP: Canonne-Kamath-Steinke 2020 conversion */
-    DPA_ORDER_AT_EDGE = 1u << 6  /* RDP: optimal order at the edge of the grid */
+    DPA_ORDER_AT_EDGE = 1u << 6, /* RDP: optimal order at the edge of the grid */
+    DPA_PAIR_LOWER = 1u << 7     /* pld: `lower` bounds the eps of the dominating pair
+                                  * used (e.g. sampling without replacement); the
+                                  * mechanism itself may have a smaller eps */
 };
 
 /* The answer to a privacy query.  The true value lies in [lower, upper];

@@ -411,6 +411,96 @@ START_TEST(subsampled_gaussian_keeps_its_pairs)
 END_TEST
 
 
+/* ---- sampling without replacement (replace-one) --------------------------- */
+
+/* The pair's profile is max(delta_R, delta_A) of the remove and add pairs
+ * of Poisson sampling at q = m/n (pld_mechanisms.c); the reference takes the
+ * max of the two MPFR hockey-stick evaluations, and Q(L > eps) of the
+ * branch that is larger there (either branch where they tie within 1e-12:
+ * at eps = 0 they are equal, and the pair has an atom). */
+static void check_without_replacement(const char *name, dpa_event *(*make)(void), ref_pair *inner_ref, maxerr *m)
+{
+    const uint64_t ms[] = { 10, 300, 750 };
+    /* every third point of the usual grid: the MPFR references of the
+     * continuous pairs cost a bisection each */
+    const double extra[] = { 0.0, 1e-10, -1e-10, 15.0, -15.0 };
+    double grid[400], eps[200];
+    size_t n_grid = eps_grid(grid, 400, extra, 5), n = 0;
+    for (size_t k = 0; k < n_grid; k++)
+        if (k % 3 == 0 || grid[k] == 0.0 || fabs(grid[k]) == 1e-10 || fabs(grid[k]) == 15.0) eps[n++] = grid[k];
+    for (int i = 0; i < 3; i++) {
+        double q = (double)ms[i] / 1000.0;
+        pld_profile pr[2];
+        of_event(dpa_event_sampled_without_replacement(1000, ms[i], make(), NULL), DPA_REPLACE_ONE, pr);
+        ck_assert_int_eq(pr[0].pair, PLD_WITHOUT_REPLACEMENT);
+        ck_assert_int_eq(pr[1].pair, PLD_WITHOUT_REPLACEMENT);
+        ck_assert_double_eq(pr[0].q, q);
+        ref_pair *rr = ref_pair_sampled(inner_ref, q, 0), *ra = ref_pair_sampled(inner_ref, q, 1);
+        for (size_t k = 0; k < n; k++) {
+            double e = eps[k];
+            double lr = ref_pair_log_delta(rr, e), la = ref_pair_log_delta(ra, e), ref = fmax(lr, la);
+            double ld = pld_profile_log_delta(e, &pr[0]), bound = pld_profile_delta_relerr(&pr[0], e);
+            if (ref < LOG_DELTA_FLOOR) {
+                ck_assert_msg(ld < LOG_DELTA_FLOOR + 1.0, "%s m %llu eps %g: log delta %g vs %g", name,
+                              (unsigned long long)ms[i], e, ld, ref);
+                continue;
+            }
+            double rel = log_rel(ld, ref);
+            ck_assert_msg(rel <= bound && (bound > TOL || rel <= TOL),
+                          "%s m %llu eps %.17g: delta %.17g vs max %.17g (rel %.3g, bound %.3g)", name,
+                          (unsigned long long)ms[i], e, exp(ld), exp(ref), rel, bound);
+            if (rel > m->delta) m->delta = rel;
+            double lq = pld_profile_log_q_survival(e, &pr[0]);
+            double qr = ref_pair_log_q_survival(rr, e), qa = ref_pair_log_q_survival(ra, e);
+            double tie = log_rel(lr, la);
+            double want = lr > la ? qr : qa;
+            double rq = log_rel(lq, want);
+            if (tie < 1e-12) rq = fmin(rq, fmin(log_rel(lq, qr), log_rel(lq, qa)));
+            if (want < LOG_DELTA_FLOOR && lq < LOG_DELTA_FLOOR + 1.0) rq = 0.0;
+            ck_assert_msg(rq <= TOL, "%s m %llu eps %.17g: Q(L > eps) %.17g vs %.17g", name,
+                          (unsigned long long)ms[i], e, exp(lq), exp(want));
+            if (rq > m->q) m->q = rq;
+        }
+        /* the loss range holds both pairs' ranges */
+        pld_profile part = pr[0];
+        double lo, hi, l0, l1;
+        pld_profile_loss_range(&pr[0], &lo, &hi);
+        part.pair = part.inner == PLD_GAUSSIAN ? PLD_POISSON_REMOVE : PLD_SAMPLED_REMOVE;
+        pld_profile_loss_range(&part, &l0, &l1);
+        ck_assert(lo <= l0 && hi >= l1);
+        part.pair = part.inner == PLD_GAUSSIAN ? PLD_POISSON_ADD : PLD_SAMPLED_ADD;
+        pld_profile_loss_range(&part, &l0, &l1);
+        ck_assert(lo <= l0 && hi >= l1);
+        ref_pair_free(rr);
+        ref_pair_free(ra);
+    }
+}
+
+static dpa_event *make_gauss08(void) { return dpa_event_gaussian(0.8, NULL); }
+static dpa_event *make_gauss3(void) { return dpa_event_gaussian(3.0, NULL); }
+
+START_TEST(without_replacement)
+{
+    maxerr m = { 0, 0 };
+    ref_pair *r;
+    /* N(1, s^2) against N(0, s^2) is, through x -> 2x - 1, Lebeda's pair at
+     * q = 1 with twice the scale */
+    r = ref_pair_replace_gaussian(1.6, 1.0); check_without_replacement("gaussian(0.8)", make_gauss08, r, &m); ref_pair_free(r);
+    r = ref_pair_replace_gaussian(6.0, 1.0); check_without_replacement("gaussian(3)", make_gauss3, r, &m); ref_pair_free(r);
+    r = ref_pair_laplace(0.8); check_without_replacement("laplace(0.8)", make_laplace, r, &m); ref_pair_free(r);
+    r = ref_pair_rr(1.5, 4); check_without_replacement("rr(1.5, 4)", make_rr, r, &m); ref_pair_free(r);
+    r = ref_pair_dlap(1.0, 3); check_without_replacement("dlap(1, 3)", make_dlap, r, &m); ref_pair_free(r);
+    r = ref_pair_dgauss(1.5, 2); check_without_replacement("dgauss(1.5, 2)", make_dg, r, &m); ref_pair_free(r);
+    r = ref_pair_epsdelta(1.0, 1e-4); check_without_replacement("eps-delta(1, 1e-4)", make_ed, r, &m); ref_pair_free(r);
+    report("sampled without replacement (replace-one)", &m);
+    /* m = n is no sampling: the inner pair itself */
+    pld_profile pr[2];
+    of_event(dpa_event_sampled_without_replacement(50, 50, dpa_event_gaussian(1.3, NULL), NULL), DPA_REPLACE_ONE, pr);
+    ck_assert_int_eq(pr[0].pair, PLD_GAUSSIAN);
+    ck_assert_double_eq(pr[0].sigma, 1.3);
+}
+END_TEST
+
 /* ---- a deterministic sweep over random parameters ----------------------- */
 
 static unsigned long long lcg_state = 88172645463325252ULL;
@@ -681,7 +771,12 @@ START_TEST(unsupported_events)
     expect_status(dpa_event_sampled_with_replacement(100, 10, dpa_event_gaussian(1.0, NULL), NULL), DPA_ADD_REMOVE,
                   DPA_EUNSUPPORTED, "with replacement");
     expect_status(dpa_event_sampled_without_replacement(100, 10, dpa_event_gaussian(1.0, NULL), NULL),
-                  DPA_REPLACE_ONE, DPA_EUNSUPPORTED, "rdp");
+                  DPA_ADD_REMOVE, DPA_EUNSUPPORTED, "replace-one");
+    dpa_event *mixed[2] = { dpa_event_laplace(1.0, NULL), dpa_event_gaussian(1.0, NULL) };
+    expect_status(dpa_event_sampled_without_replacement(100, 10, dpa_event_composed(mixed, 2, NULL), NULL),
+                  DPA_REPLACE_ONE, DPA_EUNSUPPORTED, "without replacement");
+    expect_status(dpa_event_sampled_without_replacement(100, 10, dpa_event_exponential(1.0, NULL), NULL),
+                  DPA_REPLACE_ONE, DPA_EUNSUPPORTED, "exponential");
     expect_status(dpa_event_repeated_selected(dpa_event_gaussian(1.0, NULL), DPA_REPEAT_POISSON, 3.0, 0.0, NULL),
                   DPA_ADD_REMOVE, DPA_EUNSUPPORTED, "rdp");
     dpa_event *two[2] = { dpa_event_laplace(1.0, NULL), dpa_event_gaussian(1.0, NULL) };
@@ -764,6 +859,7 @@ int main(void)
     tcase_add_test(tc, poisson_sampled_leaves);
     tcase_add_test(tc, sampling_with_q_one_is_the_inner_pair);
     tcase_add_test(tc, subsampled_gaussian_keeps_its_pairs);
+    tcase_add_test(tc, without_replacement);
     tcase_add_test(tc, random_parameter_sweep);
     tcase_add_test(tc, extreme_epsilons);
     tcase_add_test(tc, grids_bracket_one_step);

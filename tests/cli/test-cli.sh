@@ -285,6 +285,29 @@ expect_ok "--relation replace-one" '^relation +replace-one$' \
     epsilon --sigma 1 --delta 1e-5 --relation replace-one
 expect_ok "--relation add-remove" '^relation +add-remove$' \
     epsilon --sigma 1 --delta 1e-5 --relation add-remove
+expect_ok "--sampling poisson is the default" 'poisson\(q=0\.25,' \
+    epsilon --sigma 1 --delta 1e-5 --batch-size 25 --dataset-size 100 --sampling poisson
+expect_ok "--sampling without-replacement: batches of B out of N" 'without_replacement\(n=100, m=25,' \
+    epsilon --sigma 1 --delta 1e-5 --batch-size 25 --dataset-size 100 --sampling without-replacement \
+    --relation replace-one
+expect_usage "--sampling without-replacement needs the batch and dataset sizes" "--sampling" \
+    epsilon --sigma 1 --delta 1e-5 --sampling-rate 0.25 --sampling without-replacement --relation replace-one
+expect_usage "--sampling without-replacement needs replace-one" "--sampling" \
+    epsilon --sigma 1 --delta 1e-5 --batch-size 25 --dataset-size 100 --sampling without-replacement
+expect_usage "--sampling: unknown kind" "--sampling" \
+    epsilon --sigma 1 --delta 1e-5 --batch-size 25 --dataset-size 100 --sampling shuffled
+# m = n is no sampling: the pld bracket holds the exact eps of mu = 1 (header)
+run epsilon --sigma 1 --delta 1e-5 --batch-size 50 --dataset-size 50 --sampling without-replacement \
+    --relation replace-one --accountant pld
+check "without replacement, m = n: pld brackets the Gaussian's 4.37717809568" \
+    'v1 >= 4.3771780956812246 && v2 <= 4.3771780956812246' "$(field upper)" "$(field lower)"
+# m < n: pld's upper lies below the RDP bound (Wang, Balle & Kasiviswanathan 2019, Thm 9)
+run epsilon --sigma 1.1 --delta 1e-5 --batch-size 256 --dataset-size 60000 --epochs 60 \
+    --sampling without-replacement --relation replace-one --accountant pld
+pld_upper=$(field upper)
+run epsilon --sigma 1.1 --delta 1e-5 --batch-size 256 --dataset-size 60000 --epochs 60 \
+    --sampling without-replacement --relation replace-one --accountant rdp
+check "without replacement: pld below rdp (WBK 2019)" 'v1 < v2 && v1 > 0' "$pld_upper" "$(field upper)"
 expect_error "replace-one with sampled gdp is unsupported (exit 1)" 1 "gdp" \
     epsilon --sigma 1 --delta 1e-5 --sampling-rate 0.01 --relation replace-one --accountant gdp
 expect_error "an accountant that cannot handle the mechanism exits 1" 1 "gaussian" \
