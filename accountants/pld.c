@@ -53,6 +53,7 @@ typedef struct {
 
 typedef struct {
     double h, theta[WORLDS];
+    int worlds;                         /* worlds composed: 1 when they are the same */
     pld_grid grid[WORLDS][2];           /* [world][PLD_UPPER / PLD_LOWER] */
     pld_profile_table table[WORLDS][2];
 } pld_result;
@@ -64,12 +65,18 @@ typedef struct {
     pld_result result;
     double last_h;
     pld_fft_cache *fft;                 /* FFTW plans per size, reused by every query */
+    /* 2 when some component's worlds differ; else 1: every pair is
+     * symmetric (or the relation is replace-one) and one world is composed */
+    int worlds;
+    int pair_lower;                     /* some pair is a dominating pair the
+                                         * mechanism need not attain */
 } pld_state;
 
 static int pld_init(void *state, const dpa_options *opt, dpa_error *err)
 {
     pld_state *s = state;
     (void)opt;
+    s->worlds = 1;
     s->fft = pld_fft_cache_new();
     return s->fft ? DPA_OK : dpa_fail(err, DPA_ENOMEM, "pld: out of memory");
 }
@@ -124,6 +131,10 @@ static int visit_leaf(const dpa_event *leaf, double times, void *vctx, dpa_error
     }
     s->comp[s->n].pair[0] = pair[0];
     s->comp[s->n].pair[1] = pair[1];
+    if (!pld_profile_equal(&pair[0], &pair[1])) s->worlds = 2;
+    /* sampling without replacement: the least pair that dominates every
+     * step, but a fixed pair of datasets need not attain it (pld_mechanisms.c) */
+    if (pair[0].pair == PLD_WITHOUT_REPLACEMENT) s->pair_lower = 1;
     s->comp[s->n].times = (uint64_t)times;
     s->n++;
     c->added++;
@@ -141,9 +152,14 @@ static int pld_compose(void *state, const dpa_options *opt, const dpa_event *e, 
 {
     pld_state *s = state;
     size_t before = s->n;
+    int worlds = s->worlds, pair_lower = s->pair_lower;
     visit_ctx c = { opt, s, 0 };
     int st = dpa_event_visit_leaves(e, visit_leaf, &c, err);
-    if (st) s->n = before;     /* atomic: a failed event leaves the state unchanged */
+    if (st) {                  /* atomic: a failed event leaves the state unchanged */
+        s->n = before;
+        s->worlds = worlds;
+        s->pair_lower = pair_lower;
+    }
     else if (c.added) forget_result(s);
     return st;
 }
@@ -262,7 +278,7 @@ static int step_grids_build(const pld_state *s, double h, int sides, step_grids 
     if (!sg->g) return DPA_ENOMEM;
     int st = DPA_OK;
     for (size_t c = 0; c < s->n && !st; c++) {
-        for (int w = 0; w < WORLDS && !st; w++)
+        for (int w = 0; w < s->worlds && !st; w++)
             for (int side = 0; side < sides && !st; side++) {
                 st = discretise(&s->comp[c].pair[w], h, (pld_side)side, &sg->g[c][w][side]);
                 if (st) {
@@ -410,8 +426,9 @@ static int build_result(const pld_state *s, double h, const double theta[WORLDS]
 {
     memset(r, 0, sizeof *r);
     r->h = h;
+    r->worlds = s->worlds;
     int st = DPA_OK;
-    for (int w = 0; w < WORLDS && !st; w++) {
+    for (int w = 0; w < s->worlds && !st; w++) {
         r->theta[w] = theta[w];
         st = compose_world(s, w, h, theta[w], r->grid[w]);
         for (int side = 0; side < 2 && !st; side++)
@@ -427,7 +444,7 @@ static int build_result(const pld_state *s, double h, const double theta[WORLDS]
 static int steps_fit(const pld_state *s, double h)
 {
     for (size_t c = 0; c < s->n; c++)
-        for (int w = 0; w < WORLDS; w++) {
+        for (int w = 0; w < s->worlds; w++) {
             double lo, hi;
             pld_profile_loss_range(&s->comp[c].pair[w], &lo, &hi);
             if ((hi - lo) / h + 4.0 > (double)(MAX_FFT / 2)) return 0;
@@ -441,7 +458,7 @@ static int steps_fit(const pld_state *s, double h)
 static int all_steps_discretise(const pld_state *s, double h)
 {
     for (size_t c = 0; c < s->n; c++)
-        for (int w = 0; w < WORLDS; w++) {
+        for (int w = 0; w < s->worlds; w++) {
             pld_grid g;
             int st = discretise(&s->comp[c].pair[w], h, PLD_LOWER, &g);
             if (st) return 0;
@@ -456,7 +473,7 @@ static void bracket(const pld_result *r, const query *q, double *lower, double *
 {
     *lower = 0.0;
     *upper = 0.0;
-    for (int w = 0; w < WORLDS; w++) {
+    for (int w = 0; w < r->worlds; w++) {
         double up = q->want_eps ? pld_profile_table_epsilon(&r->table[w][PLD_UPPER], q->value, PLD_UPPER, 0.0)
                                 : pld_profile_table_delta(&r->table[w][PLD_UPPER], q->value, PLD_UPPER);
         double lo = q->want_eps ? pld_profile_table_epsilon(&r->table[w][PLD_LOWER], q->value, PLD_LOWER, up)
@@ -497,6 +514,7 @@ static double starting_step(const pld_state *s, const step_grids *sg, const quer
     }
     double eps = q->want_eps ? chernoff(s, sg, 0, q, 1.0) : q->value;
     for (int w = 0; w < WORLDS; w++) {
+        if (w >= s->worlds) { theta[w] = theta[0]; continue; }
         theta[w] = choose_theta(s, sg, w, q);
         if (q->want_eps && theta[w] > 0.0) eps = fmax(eps, chernoff(s, sg, w, q, theta[w]));
     }
@@ -512,7 +530,7 @@ static double coarse_step(const pld_state *s)
 {
     double width = 0.0;
     for (size_t c = 0; c < s->n; c++)
-        for (int w = 0; w < WORLDS; w++) {
+        for (int w = 0; w < s->worlds; w++) {
             double lo, hi;
             pld_profile_loss_range(&s->comp[c].pair[w], &lo, &hi);
             width = fmax(width, hi - lo);
@@ -605,6 +623,7 @@ static int run_query(pld_state *s, const dpa_options *opt, const query *q, dpa_b
     out->upper = best_upper;
     out->estimate = 0.5 * (best_lower + best_upper);
     if (!isfinite(out->upper)) out->flags |= DPA_UNBOUNDED;
+    if (s->pair_lower) out->flags |= DPA_PAIR_LOWER;
     if (!have_best) out->lower = 0.0;
     return dpa_fail(err, DPA_EACCURACY,
                     "pld: bracket [%.6g, %.6g] is wider than eps_error %g allows within %zu FFT points%s",
@@ -615,6 +634,7 @@ done:
     out->upper = upper;
     out->estimate = isfinite(upper) ? 0.5 * (lower + upper) : lower;
     if (!isfinite(upper)) out->flags |= DPA_UNBOUNDED;
+    if (s->pair_lower) out->flags |= DPA_PAIR_LOWER;
     return DPA_OK;
 }
 
@@ -641,6 +661,8 @@ static int pld_view(const void *state, int world, int upper, dpa_pld_view *out, 
 {
     const pld_state *s = state;
     if (!s->have_result) return dpa_fail(err, DPA_EINVAL, "pld: no distribution yet: query eps or delta first");
+    /* one world composed: the other is the same pair */
+    if (world >= s->result.worlds) world = 0;
     const pld_grid *g = &s->result.grid[world][upper ? PLD_UPPER : PLD_LOWER];
     *out = (dpa_pld_view){ g->h, g->first, g->n, g->mass, g->theta, g->log_scale, g->inf_mass, g->pad };
     return DPA_OK;

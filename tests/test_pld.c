@@ -181,6 +181,8 @@ START_TEST(without_replacement_is_bracketed)
                (unsigned long long)cases[c].steps, cases[c].delta, b.lower, b.upper, bp.lower, bp.upper, br.upper);
         ck_assert_double_le(bp.lower, b.upper);
         ck_assert_double_le(b.lower, br.upper);
+        ck_assert(b.flags & DPA_PAIR_LOWER);      /* a pair the mechanism need not attain */
+        ck_assert(!(bp.flags & DPA_PAIR_LOWER));
         ck_assert_double_le(b.upper - b.lower, 1e-3 * b.upper);
         dpa_accountant_free(a);
         dpa_accountant_free(r);
