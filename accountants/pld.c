@@ -199,7 +199,8 @@ static int discretise(const pld_profile *p, double h, pld_side side, pld_grid *g
     pld_profile copy = *p;
     return side == PLD_UPPER
                ? pld_grid_connect_dots(g, upper_log_delta, &copy, h, k0, k1)
-               : pld_grid_lower_dots(g, lower_log_delta, pld_profile_log_q_survival, &copy, h, k0, k1);
+               : pld_grid_lower_dots(g, lower_log_delta, pld_profile_log_q_survival, &copy, h, k0, k1,
+                                     pld_profile_atom_spacing(p) != 0.0);
 }
 
 /* The profile and its error bound at the nodes k0..k1, evaluated once and
@@ -248,7 +249,8 @@ static int discretise_both(const pld_profile *p, double h, pld_grid out[2])
     }
     if (!st) st = pld_grid_connect_dots(&out[PLD_UPPER], tabulated_upper, &t, h, t.k0, k1);
     if (!st) {
-        st = pld_grid_lower_dots(&out[PLD_LOWER], tabulated_lower, tabulated_q_survival, &t, h, t.k0, k1);
+        st = pld_grid_lower_dots(&out[PLD_LOWER], tabulated_lower, tabulated_q_survival, &t, h, t.k0, k1,
+                                 pld_profile_atom_spacing(p) != 0.0);
         if (st) pld_grid_free(&out[PLD_UPPER]);
     }
     free(t.ld);
@@ -452,6 +454,47 @@ static int steps_fit(const pld_state *s, double h)
     return 1;
 }
 
+/* The lattice every component's atoms lie on: the largest spacing a of
+ * which every pair's atom spacing is a whole multiple, 0 when no pair has
+ * atoms (off loss 0), NaN when there is no common lattice. */
+static double common_atom_spacing(const pld_state *s)
+{
+    double a = 0.0;
+    for (size_t c = 0; c < s->n; c++)
+        for (int w = 0; w < s->worlds; w++) {
+            double sp = pld_profile_atom_spacing(&s->comp[c].pair[w]);
+            if (sp == 0.0) continue;
+            if (!(sp > 0.0) || !isfinite(sp)) return NAN;
+            if (a == 0.0) { a = sp; continue; }
+            double big = fmax(a, sp), small = fmin(a, sp), r = big / small;
+            if (fabs(r - nearbyint(r)) > 1e-9 * r) return NAN;
+            a = small;
+        }
+    return a;
+}
+
+/* The grid step for a pass: h itself, or the largest a / 2^m <= h when
+ * the atoms lie on a lattice of spacing a, so that they sit on nodes -- where
+ * connect-the-dots and the lower construction are exact, instead of the
+ * lower one drifting by about h per step as rounding down does (randomized
+ * response, (eps, delta), Laplace, discrete mechanisms).  A power of two,
+ * because then node k h = (k a) 2^-m is the double nearest j a itself
+ * (k = j 2^m), so an atom at the double a (or -a, 0) is exactly on a node.
+ * Kept unsnapped when the snapped step would not fit. */
+static int steps_fit(const pld_state *s, double h);
+static double snap_step(const pld_state *s, double h)
+{
+    double a = common_atom_spacing(s);
+    if (!(a > 0.0) || !(h > 0.0)) return h;
+    int e;
+    double r = frexp(a / h, &e);      /* a/h = r 2^e, r in [0.5, 1) */
+    if (r == 0.5) e--;                /* a/h a power of two already */
+    if (e < 0) e = 0;
+    if (e > 60) return h;
+    double snapped = ldexp(a, -e);
+    return steps_fit(s, snapped) ? snapped : h;
+}
+
 /* Whether every single step discretises at h: after a failed build, yes
  * means the transform limit failed it (a finer step does not help), no
  * that the lower construction refused a coarse step (a finer one helps). */
@@ -485,7 +528,7 @@ static void bracket(const pld_result *r, const query *q, double *lower, double *
 
 static int accurate_enough(double lower, double upper, double eps_error)
 {
-    if (upper == 0.0) return 1;
+    if (upper == 0.0 || lower == upper) return 1;   /* also both +inf: certainly unbounded */
     return upper - lower <= eps_error * upper;
 }
 
@@ -578,6 +621,7 @@ static int run_query(pld_state *s, const dpa_options *opt, const query *q, dpa_b
             last_st = DPA_EACCURACY;
             break;
         }
+        h = snap_step(s, h);
         pld_result r;
         int st = build_result(s, h, theta, &r);
         if (st == DPA_EACCURACY && h > 1e-6 && !all_steps_discretise(s, h)) {

@@ -170,7 +170,7 @@ static int scale_lower_to_targets(pld_grid *g, const double *target)
 }
 
 int pld_grid_lower_dots(pld_grid *g, pld_log_delta_fn log_delta, pld_log_delta_fn log_q_survival,
-                        void *ctx, double h, int64_t k0, int64_t k1)
+                        void *ctx, double h, int64_t k0, int64_t k1, int atoms)
 {
     if (!(h > 0.0) || k1 <= k0 + 1) return DPA_EINVAL;
     size_t n = (size_t)(k1 - k0 + 1);
@@ -188,9 +188,20 @@ int pld_grid_lower_dots(pld_grid *g, pld_log_delta_fn log_delta, pld_log_delta_f
         w[i] = exp(log_delta(l, ctx));
         if (i + 1 < n) {
             /* each survival value serves two neighbouring intervals */
-            double ls = ls_next;
-            ls_next = log_q_survival((double)(k0 + (int64_t)i + 1) * h, ctx);
-            double q_mass = ls == -INFINITY ? 0.0 : exp(ls) * -expm1(ls_next - ls);
+            double ls = ls_next, l1 = (double)(k0 + (int64_t)i + 1) * h;
+            ls_next = log_q_survival(l1, ctx);
+            /* The chord over [alpha_i, alpha_i+1] exceeds pi by at most
+             * (alpha_i+1 - alpha_i)/4 times the Q-mass in the interval (the
+             * gap is linear in the measure, and a point mass m at x adds
+             * m (x - a)(b - x)/(b - a) <= m (b - a)/4).  A mass on a node
+             * adds nothing: with `atoms`, the mass at the right node is left
+             * out by taking the survival just below it, Q(L > prev(l1)) =
+             * Q(L >= l1) for atoms at doubles (no double lies between), so
+             * that atoms on nodes -- a step dividing their spacing by a
+             * power of two puts them there exactly -- make no chord error
+             * and the lower grid does not drift like rounding down. */
+            double right = atoms ? log_q_survival(nextafter(l1, -INFINITY), ctx) : ls_next;
+            double q_mass = ls == -INFINITY ? 0.0 : exp(ls) * -expm1(fmin(0.0, right - ls));
             /* over-estimating the chord error only lowers the bound further */
             chord_err[i] = alpha[i] * expm1(h) * q_mass / 4.0 * (1.0 + 1e-6);
         }

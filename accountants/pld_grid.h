@@ -71,15 +71,19 @@ int pld_grid_connect_dots(pld_grid *g, pld_log_delta_fn log_delta, void *ctx, do
 /* The drift-free lower discretisation (../shared/notes/pld-bounds.md):
  * node values (already lowered by their error bound) lowered further by the
  * largest chord error of the neighbouring intervals,
- *   e_k = (alpha_{k+1} - alpha_k) Q(l_k < L <= l_{k+1}) / 4,
+ *   e_k = (alpha_{k+1} - alpha_k) Q(l_k < L < l_{k+1}) / 4,
  * the left tail merged where that crosses 1 - alpha, the right tail dropped
  * where it crosses 0, then the greatest convex minorant; checked a
- * posteriori at the nodes.  log_q_survival gives log Q(L > eps).  When no
- * node is lowered below 0 the profile ends at min(last node value,
- * exp(log_delta(+inf))), which must then be the mechanism's mass at +inf
- * (NaN or -inf there means none). */
+ * posteriori at the nodes.  log_q_survival gives log Q(L > eps).  With
+ * `atoms` nonzero the intervals are open, Q(l_k < L < l_k+1) from the
+ * survival one double below l_k+1, at the price of a second evaluation per
+ * node: then atoms exactly on nodes (at doubles equal to the nodes' losses)
+ * make no chord error; with `atoms` zero they are half-open, (l_k, l_k+1],
+ * which is right (if looser) for any pair.  When no node is lowered below 0
+ * the profile ends at min(last node value, exp(log_delta(+inf))), which must
+ * then be the mechanism's mass at +inf (NaN or -inf there means none). */
 int pld_grid_lower_dots(pld_grid *g, pld_log_delta_fn log_delta, pld_log_delta_fn log_q_survival,
-                        void *ctx, double h, int64_t k0, int64_t k1);
+                        void *ctx, double h, int64_t k0, int64_t k1, int atoms);
 
 /* Round losses down: mass P(l_k < L <= l_{k+1}) at l_k from the P-survival
  * log P(L > eps); the tails outside [k0 h, k1 h) are dropped.  A lower bound

@@ -50,12 +50,14 @@ static double reflect(double eps, double log_delta_neg)
 
 typedef struct { double loss, log_p, log_q; } atom;
 
-/* log sum_{l_i > eps} p_i (1 - e^{eps - l_i}) */
+/* log sum_{l_i > eps} p_i (1 - e^{eps - l_i}); the atom at +inf counts at
+ * every eps, +inf included, so that delta(+inf) is the P-mass at +inf (the
+ * limit of delta, which the lower discretisation asks for). */
 static double atoms_log_delta(const atom *a, int n, double eps)
 {
     double acc = -INFINITY;
     for (int i = 0; i < n; i++)
-        if (a[i].loss > eps)
+        if (a[i].loss > eps || a[i].loss == INFINITY)
             acc = dpa_log_add_exp(acc, a[i].log_p + (a[i].loss == INFINITY ? 0.0 : log1mexp(eps - a[i].loss)));
     return acc;
 }
@@ -667,6 +669,8 @@ double pld_mech_delta_relerr(const pld_profile *p, double eps)
         pld_profile in = inner_of(p);
         double err, e_in = shifted(expm1(eps), p->q, &err);
         if (isnan(e_in)) return base;
+        /* beyond the double range of e^eps only the inner mass at +inf is left */
+        if (!isfinite(e_in)) return base + pld_profile_delta_relerr(&in, e_in);
         return base + pld_profile_delta_relerr(&in, e_in) + sensitivity(&in, e_in) * err;
     }
     case PLD_SAMPLED_ADD: {

@@ -153,7 +153,7 @@ void pld_profile_loss_range(const pld_profile *p, double *lo, double *hi)
 
 double pld_profile_delta_relerr(const pld_profile *p, double epsilon)
 {
-    if (!isfinite(epsilon)) return 1e-13;    /* delta is exactly 1 (eps = -inf) or 0 (+inf) */
+    if (!isfinite(epsilon)) return 1e-13;    /* delta is exactly 1 (eps = -inf), or the mass at +inf */
     if (p->pair == PLD_GAUSSIAN) {
         if (gaussian_log_delta(p, epsilon) == -INFINITY) return 1e-13;  /* nothing to pad */
         double r = dpa_gdp_delta_relerr(1.0 / p->sigma, fabs(epsilon));

@@ -295,6 +295,48 @@ START_TEST(randomized_response_is_bracketed)
 }
 END_TEST
 
+/* T (eps0, delta0) black boxes: their optimal composition is that of the
+ * four-point pair (Kairouz, Oh & Viswanath 2015, Thm 3.3), whose profile is
+ * 1 - (1 - delta0)^T (1 - delta_RR(eps)) with delta_RR the T-fold binary
+ * randomized response above.  The atoms at +-eps0 sit on grid nodes
+ * (the step divides eps0), so the lower bound does not drift, and the P-mass
+ * at +inf is carried by both grids: the issue's accuracy is met. */
+START_TEST(epsilon_delta_is_bracketed)
+{
+    const struct { double eps0, delta0; int steps; double delta; } cases[] = {
+        { 0.1, 1e-7, 50, 1e-5 }, { 1.0, 1e-6, 10, 1e-4 }, { 0.3, 1e-9, 100, 1e-6 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        dpa_error err = { 0 };
+        dpa_accountant *a = pld_with(0.0, dpa_event_self_composed(
+            dpa_event_epsilon_delta(cases[c].eps0, cases[c].delta0, &err), (uint64_t)cases[c].steps, &err));
+        dpa_bound b;
+        ck_assert_msg(dpa_accountant_epsilon(a, cases[c].delta, &b, &err) == DPA_OK, "case %zu: %s", c, err.message);
+        long double keep = powl(1.0L - cases[c].delta0, cases[c].steps);
+        long double lo = 0.0L, hi = cases[c].eps0 * cases[c].steps;
+        for (int it = 0; it < 200; it++) {
+            long double mid = 0.5L * (lo + hi);
+            if (1.0L - keep * (1.0L - rr_delta(cases[c].eps0, cases[c].steps, mid)) > cases[c].delta) lo = mid;
+            else hi = mid;
+        }
+        double exact = (double)hi;
+        printf("pld: (%g, %g) x %d at delta %g: [%.8f, %.8f], exact %.8f\n", cases[c].eps0, cases[c].delta0,
+               cases[c].steps, cases[c].delta, b.lower, b.upper, exact);
+        ck_assert_msg(b.lower <= exact && exact <= b.upper, "case %zu: [%.10g, %.10g] misses %.10g", c,
+                      b.lower, b.upper, exact);
+        ck_assert_double_le(b.upper - b.lower, 1e-3 * b.upper);
+        dpa_accountant_free(a);
+    }
+    /* below the mass at +inf, 1 - (1 - 1e-9)^100 ~ 1e-7, no eps: certified */
+    dpa_error err = { 0 };
+    dpa_accountant *a = pld_with(0.0, dpa_event_self_composed(dpa_event_epsilon_delta(0.3, 1e-9, &err), 100, &err));
+    dpa_bound b;
+    ck_assert_msg(dpa_accountant_epsilon(a, 1e-8, &b, &err) == DPA_OK, "%s", err.message);
+    ck_assert(b.lower == INFINITY && b.upper == INFINITY && (b.flags & DPA_UNBOUNDED));
+    dpa_accountant_free(a);
+}
+END_TEST
+
 /* Calibration through pld: the sigma it returns meets the target (its
  * certified upper eps <= target), is no larger than RDP's (a looser
  * certified bound needs more noise), and 1% less noise provably fails: the
@@ -392,6 +434,7 @@ int main(void)
     tcase_add_test(tc, gaussian_grid_is_bracketed);
     tcase_add_test(tc, extreme_inputs_stay_valid);
     tcase_add_test(tc, randomized_response_is_bracketed);
+    tcase_add_test(tc, epsilon_delta_is_bracketed);
     tcase_add_test(tc, calibration_through_pld);
     suite_add_tcase(s, tc);
     return run_suite(s);

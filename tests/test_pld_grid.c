@@ -36,7 +36,7 @@ START_TEST(lower_dots_do_not_drift)
         int64_t k0 = (int64_t)floor((m - 14.0 * mu) / h), k1 = (int64_t)ceil((m + 14.0 * mu) / h);
         pld_grid lo;
         pld_profile gp = { .pair = PLD_GAUSSIAN, .sigma = 1.0 / mu, .q = 0.0 };
-        ck_assert_int_eq(pld_grid_lower_dots(&lo, pld_profile_log_delta, pld_profile_log_q_survival, &gp, h, k0, k1), DPA_OK);
+        ck_assert_int_eq(pld_grid_lower_dots(&lo, pld_profile_log_delta, pld_profile_log_q_survival, &gp, h, k0, k1, 0), DPA_OK);
         for (int j = 0; j < 3; j++) {
             pld_grid lo_t;
             ck_assert_int_eq(pld_grid_self_compose(&lo, counts[j], PLD_LOWER, 1e-14, (size_t)1 << 24, NULL, &lo_t), DPA_OK);
@@ -177,7 +177,7 @@ START_TEST(subsampled_gaussian_reference_values)
             pld_profile_loss_range(&p, &l_lo, &l_hi);
             int64_t k0 = (int64_t)floor(l_lo / step) - 1, k1 = (int64_t)ceil(l_hi / step) + 1;
             ck_assert_int_eq(pld_grid_connect_dots(&up[d], upper_log_delta, &p, step, k0, k1), DPA_OK);
-            ck_assert_int_eq(pld_grid_lower_dots(&lo[d], lower_log_delta, pld_profile_log_q_survival, &p, step, k0, k1), DPA_OK);
+            ck_assert_int_eq(pld_grid_lower_dots(&lo[d], lower_log_delta, pld_profile_log_q_survival, &p, step, k0, k1, 0), DPA_OK);
             ck_assert_int_eq(pld_grid_self_compose(&up[d], cases[c].steps, PLD_UPPER, 1e-14, (size_t)1 << 24, cache, &up_t[d]), DPA_OK);
             ck_assert_int_eq(pld_grid_self_compose(&lo[d], cases[c].steps, PLD_LOWER, 1e-14, (size_t)1 << 24, cache, &lo_t[d]), DPA_OK);
         }
@@ -229,7 +229,7 @@ START_TEST(fft_cache_is_bit_identical)
     pld_profile gp = { .pair = PLD_GAUSSIAN, .sigma = 1.0 / mu, .q = 0.0 };
     pld_grid g[2];
     ck_assert_int_eq(pld_grid_connect_dots(&g[PLD_UPPER], pld_profile_log_delta, &gp, h, k0, k1), DPA_OK);
-    ck_assert_int_eq(pld_grid_lower_dots(&g[PLD_LOWER], pld_profile_log_delta, pld_profile_log_q_survival, &gp, h, k0, k1),
+    ck_assert_int_eq(pld_grid_lower_dots(&g[PLD_LOWER], pld_profile_log_delta, pld_profile_log_q_survival, &gp, h, k0, k1, 0),
                      DPA_OK);
     pld_fft_cache *cache = pld_fft_cache_new();
     ck_assert_ptr_nonnull(cache);

@@ -687,7 +687,8 @@ START_TEST(grids_bracket_one_step)
             int64_t k0 = (int64_t)floor(lo / h) - 1, k1 = (int64_t)ceil(hi / h) + 1;
             pld_grid up, dn;
             ck_assert_int_eq(pld_grid_connect_dots(&up, upper_log_delta, &pr[w], h, k0, k1), DPA_OK);
-            ck_assert_int_eq(pld_grid_lower_dots(&dn, lower_log_delta, pld_profile_log_q_survival, &pr[w], h, k0, k1),
+            ck_assert_int_eq(pld_grid_lower_dots(&dn, lower_log_delta, pld_profile_log_q_survival, &pr[w], h, k0, k1,
+                                                 pld_profile_atom_spacing(&pr[w]) != 0.0),
                              DPA_OK);
             for (double e = lo - 0.05; e <= hi + 0.05; e += (hi - lo + 0.1) / 97.0) {
                 double ref = exp(ref_pair_log_delta(r, e));
