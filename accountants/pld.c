@@ -38,6 +38,7 @@
 #define MAX_REFINEMENTS 8
 #define TAIL_CUT 1e-12                 /* relative tilted mass trimmed per composition */
 #define PASS_DEADLINE 5.0              /* seconds after which no new refinement pass starts */
+#define FULL_TAIL_Z 14.0               /* single steps discretised to Phibar(14) ~ 1e-44 */
 
 static double seconds_now(void)
 {
@@ -70,6 +71,8 @@ typedef struct {
     int worlds;
     int pair_lower;                     /* some pair is a dominating pair the
                                          * mechanism need not attain */
+    double tail_z;                      /* the query's cut of the normal tails
+                                         * of the single steps (tail_cut_z) */
 } pld_state;
 
 static int pld_init(void *state, const dpa_options *opt, dpa_error *err)
@@ -77,6 +80,7 @@ static int pld_init(void *state, const dpa_options *opt, dpa_error *err)
     pld_state *s = state;
     (void)opt;
     s->worlds = 1;
+    s->tail_z = FULL_TAIL_Z;
     s->fft = pld_fft_cache_new();
     return s->fft ? DPA_OK : dpa_fail(err, DPA_ENOMEM, "pld: out of memory");
 }
@@ -179,10 +183,10 @@ static double lower_log_delta(double eps, void *p) { return padded_log_delta(p, 
 
 /* The nodes k0..k1 covering a pair's loss range at step h; DPA_EACCURACY
  * when they would not fit in half the transform limit. */
-static int node_range(const pld_profile *p, double h, int64_t *k0, int64_t *k1)
+static int node_range(const pld_profile *p, double z, double h, int64_t *k0, int64_t *k1)
 {
     double lo, hi;
-    pld_profile_loss_range(p, &lo, &hi);
+    pld_profile_loss_range_z(p, z, &lo, &hi);
     double a = floor(lo / h) - 1.0, b = ceil(hi / h) + 1.0;
     if (b < a + 2.0) b = a + 2.0;
     if (b - a > (double)(MAX_FFT / 2)) return DPA_EACCURACY;  /* h too fine for this mechanism */
@@ -191,10 +195,10 @@ static int node_range(const pld_profile *p, double h, int64_t *k0, int64_t *k1)
     return DPA_OK;
 }
 
-static int discretise(const pld_profile *p, double h, pld_side side, pld_grid *g)
+static int discretise(const pld_profile *p, double z, double h, pld_side side, pld_grid *g)
 {
     int64_t k0, k1;
-    int st = node_range(p, h, &k0, &k1);
+    int st = node_range(p, z, h, &k0, &k1);
     if (st) return st;
     pld_profile copy = *p;
     return side == PLD_UPPER
@@ -233,10 +237,10 @@ static double tabulated_q_survival(double eps, void *t)
 }
 
 /* Both discretisations of one pair at step h: out[PLD_UPPER], out[PLD_LOWER]. */
-static int discretise_both(const pld_profile *p, double h, pld_grid out[2])
+static int discretise_both(const pld_profile *p, double z, double h, pld_grid out[2])
 {
     int64_t k0, k1;
-    int st = node_range(p, h, &k0, &k1);
+    int st = node_range(p, z, h, &k0, &k1);
     if (st) return st;
     node_values t = { *p, h, k0, (size_t)(k1 - k0 + 1), NULL, NULL };
     t.ld = malloc(t.n * sizeof *t.ld);
@@ -244,8 +248,7 @@ static int discretise_both(const pld_profile *p, double h, pld_grid out[2])
     st = t.ld && t.re ? DPA_OK : DPA_ENOMEM;
     for (size_t i = 0; !st && i < t.n; i++) {
         double eps = (double)(t.k0 + (int64_t)i) * h;
-        t.ld[i] = pld_profile_log_delta(eps, &t.p);
-        t.re[i] = pld_profile_delta_relerr(&t.p, eps);
+        t.ld[i] = pld_profile_log_delta_relerr(eps, &t.p, &t.re[i]);
     }
     if (!st) st = pld_grid_connect_dots(&out[PLD_UPPER], tabulated_upper, &t, h, t.k0, k1);
     if (!st) {
@@ -282,7 +285,7 @@ static int step_grids_build(const pld_state *s, double h, int sides, step_grids 
     for (size_t c = 0; c < s->n && !st; c++) {
         for (int w = 0; w < s->worlds && !st; w++)
             for (int side = 0; side < sides && !st; side++) {
-                st = discretise(&s->comp[c].pair[w], h, (pld_side)side, &sg->g[c][w][side]);
+                st = discretise(&s->comp[c].pair[w], FULL_TAIL_Z, h, (pld_side)side, &sg->g[c][w][side]);
                 if (st) {
                     /* free what this component has so far */
                     for (int w2 = 0; w2 <= w; w2++)
@@ -343,11 +346,11 @@ static double choose_theta(const pld_state *s, const step_grids *sg, int w, cons
 /* One component of one world, both sides, at step h and tilt theta,
  * composed with itself `times` times.  Trimming the single step first keeps
  * the first transforms small: most of its loss range holds negligible mass. */
-static int component_grids(const pld_component *c, int w, double h, double theta, pld_fft_cache *fft,
+static int component_grids(const pld_component *c, int w, double z, double h, double theta, pld_fft_cache *fft,
                            pld_grid out[2])
 {
     pld_grid one[2];
-    int st = discretise_both(&c->pair[w], h, one);
+    int st = discretise_both(&c->pair[w], z, h, one);
     if (st) return st;
     int done = 0;
     for (int side = 0; side < 2 && !st; side++) {
@@ -400,7 +403,7 @@ static int compose_world(const pld_state *s, int w, double h, double theta, pld_
     int st = DPA_OK;
     for (size_t c = 0; c < s->n && !st; c++) {
         pld_grid both[2];
-        st = component_grids(&s->comp[c], w, h, theta, s->fft, both);
+        st = component_grids(&s->comp[c], w, s->tail_z, h, theta, s->fft, both);
         if (!st) {
             parts[m] = both[PLD_UPPER];
             parts[s->n + m] = both[PLD_LOWER];
@@ -448,7 +451,7 @@ static int steps_fit(const pld_state *s, double h)
     for (size_t c = 0; c < s->n; c++)
         for (int w = 0; w < s->worlds; w++) {
             double lo, hi;
-            pld_profile_loss_range(&s->comp[c].pair[w], &lo, &hi);
+            pld_profile_loss_range_z(&s->comp[c].pair[w], s->tail_z, &lo, &hi);
             if ((hi - lo) / h + 4.0 > (double)(MAX_FFT / 2)) return 0;
         }
     return 1;
@@ -503,7 +506,7 @@ static int all_steps_discretise(const pld_state *s, double h)
     for (size_t c = 0; c < s->n; c++)
         for (int w = 0; w < s->worlds; w++) {
             pld_grid g;
-            int st = discretise(&s->comp[c].pair[w], h, PLD_LOWER, &g);
+            int st = discretise(&s->comp[c].pair[w], s->tail_z, h, PLD_LOWER, &g);
             if (st) return 0;
             pld_grid_free(&g);
         }
@@ -581,6 +584,26 @@ static double coarse_step(const pld_state *s)
     return width > 0.0 ? width / 400.0 : 1e-2;
 }
 
+/* How far out the single steps are discretised.  Outside the range cut at
+ * z normal standard deviations each step holds about 2 Phibar(z) of P-mass,
+ * which the grids move up (to the first node or to +inf, upper) or drop
+ * (lower): valid at any z, and it moves delta by at most T 2 Phibar(z).  For
+ * an eps query that is kept below 1e-3 of the accuracy asked for at its
+ * delta, (1e-3 eps_error delta / T); a delta query, whose answer is not known
+ * beforehand, keeps the full range.  Discretising the far tails at the fine
+ * step dominated heterogeneous compositions. */
+static double tail_cut_z(const pld_state *s, const query *q, double eps_error)
+{
+    if (!q->want_eps) return FULL_TAIL_Z;
+    double steps = 0.0;
+    for (size_t c = 0; c < s->n; c++) steps += (double)s->comp[c].times;
+    double budget = 1e-3 * eps_error * q->value / fmax(steps, 1.0);
+    if (!(budget > 0.0)) return FULL_TAIL_Z;
+    /* Phibar(z) <= e^{-z^2/2} / (z sqrt(2 pi)) <= budget / 4 for z >= 1 */
+    double z = sqrt(2.0 * log(4.0 / budget));
+    return fmin(FULL_TAIL_Z, fmax(5.0, z));
+}
+
 static int run_query(pld_state *s, const dpa_options *opt, const query *q, dpa_bound *out,
                      dpa_error *err)
 {
@@ -590,6 +613,7 @@ static int run_query(pld_state *s, const dpa_options *opt, const query *q, dpa_b
         out->flags = DPA_EXACT;
         return DPA_OK;
     }
+    s->tail_z = tail_cut_z(s, q, eps_error);
     double lower, upper;
     if (s->have_result) {
         bracket(&s->result, q, &lower, &upper);

@@ -525,9 +525,8 @@ double pld_mech_log_q_survival(const pld_profile *p, double eps)
     }
 }
 
-void pld_mech_loss_range(const pld_profile *p, double *lo, double *hi)
+void pld_mech_loss_range(const pld_profile *p, double z, double *lo, double *hi)
 {
-    const double z = 14.0;  /* normal tails beyond 14 sd: below 1e-44 */
     switch (p->pair) {
     case PLD_LAPLACE: *hi = 1.0 / p->sigma; *lo = -*hi; return;
     case PLD_RANDOMIZED_RESPONSE:
@@ -551,7 +550,7 @@ void pld_mech_loss_range(const pld_profile *p, double *lo, double *hi)
     case PLD_SAMPLED_ADD: {
         pld_profile in = inner_of(p);
         double l0, l1;
-        pld_profile_loss_range(&in, &l0, &l1);
+        pld_profile_loss_range_z(&in, z, &l0, &l1);
         double a = log_mix(p->q, l0), b = log_mix(p->q, l1);
         /* Q's atom where P = 0 (an (eps, delta) pair) sits at loss log(1-q) */
         if (p->inner == PLD_EPSILON_DELTA && p->delta > 0.0) a = log1p(-p->q);
@@ -565,8 +564,8 @@ void pld_mech_loss_range(const pld_profile *p, double *lo, double *hi)
         pld_profile part[2];
         double l0, l1;
         wor_parts(p, part);
-        pld_profile_loss_range(&part[0], lo, hi);
-        pld_profile_loss_range(&part[1], &l0, &l1);
+        pld_profile_loss_range_z(&part[0], z, lo, hi);
+        pld_profile_loss_range_z(&part[1], z, &l0, &l1);
         *lo = fmin(*lo, l0);
         *hi = fmax(*hi, l1);
         return;

@@ -9,7 +9,7 @@
 
 double pld_mech_log_delta(const pld_profile *p, double epsilon);
 double pld_mech_log_q_survival(const pld_profile *p, double epsilon);
-void pld_mech_loss_range(const pld_profile *p, double *lo, double *hi);
+void pld_mech_loss_range(const pld_profile *p, double z, double *lo, double *hi);
 double pld_mech_delta_relerr(const pld_profile *p, double epsilon);
 
 /* log sum_{x in Z} e^{-x^2 / (2 sigma^2)}. */

@@ -130,7 +130,11 @@ static double log_mixture_ratio(double q, double w)
 
 void pld_profile_loss_range(const pld_profile *p, double *lo, double *hi)
 {
-    const double z = 14.0;  /* Phibar(14) ~ 1e-44 */
+    pld_profile_loss_range_z(p, 14.0, lo, hi);  /* Phibar(14) ~ 1e-44 */
+}
+
+void pld_profile_loss_range_z(const pld_profile *p, double z, double *lo, double *hi)
+{
     double s = p->sigma, q = p->q;
     switch (p->pair) {
     case PLD_GAUSSIAN: {
@@ -147,8 +151,18 @@ void pld_profile_loss_range(const pld_profile *p, double *lo, double *hi)
         *lo = -log_mixture_ratio(q, (2.0 * z * s - 1.0) / (2.0 * s * s));
         *hi = -log1p(-q);                                  /* the largest loss */
         return;
-    default: pld_mech_loss_range(p, lo, hi); return;
+    default: pld_mech_loss_range(p, z, lo, hi); return;
     }
+}
+
+/* The relative error bound of a Poisson pair's delta from its log and the
+ * log ratio of its two terms (remove_log_delta, add_log_delta). */
+static double poisson_relerr(const pld_profile *p, double epsilon, double ld, double log_ratio)
+{
+    if (!isfinite(ld)) return 1e-13;          /* delta = 0 exactly: nothing to pad */
+    /* the logs carry a few ulps of their magnitude, amplified by 1/(1 - r) */
+    double amplification = log_ratio == -INFINITY ? 1.0 : 1.0 / -expm1(log_ratio);
+    return 1e-13 + 16.0 * DBL_EPSILON * (1.0 + fabs(ld) + fabs(epsilon) * p->sigma * p->sigma) * amplification;
 }
 
 double pld_profile_delta_relerr(const pld_profile *p, double epsilon)
@@ -168,10 +182,25 @@ double pld_profile_delta_relerr(const pld_profile *p, double epsilon)
     double log_ratio;
     double ld = p->pair == PLD_POISSON_REMOVE ? remove_log_delta(p, epsilon, &log_ratio)
                                               : add_log_delta(p, epsilon, &log_ratio);
-    if (!isfinite(ld)) return 1e-13;          /* delta = 0 exactly: nothing to pad */
-    /* the logs carry a few ulps of their magnitude, amplified by 1/(1 - r) */
-    double amplification = log_ratio == -INFINITY ? 1.0 : 1.0 / -expm1(log_ratio);
-    return 1e-13 + 16.0 * DBL_EPSILON * (1.0 + fabs(ld) + fabs(epsilon) * p->sigma * p->sigma) * amplification;
+    return poisson_relerr(p, epsilon, ld, log_ratio);
+}
+
+double pld_profile_log_delta_relerr(double epsilon, const pld_profile *p, double *relerr)
+{
+    pld_profile copy = *p;
+    /* the Poisson pairs' bound needs the ratio of delta's two terms, which
+     * their log delta computes anyway: one evaluation instead of two (the
+     * profile at the nodes dominated heterogeneous compositions) */
+    if (isfinite(epsilon) &&
+        (p->pair == PLD_POISSON_REMOVE || (p->pair == PLD_POISSON_ADD && !(epsilon < -700.0)))) {
+        double log_ratio;
+        double ld = p->pair == PLD_POISSON_REMOVE ? remove_log_delta(p, epsilon, &log_ratio)
+                                                  : add_log_delta(p, epsilon, &log_ratio);
+        *relerr = poisson_relerr(p, epsilon, ld, log_ratio);
+        return ld;
+    }
+    *relerr = pld_profile_delta_relerr(p, epsilon);
+    return pld_profile_log_delta(epsilon, &copy);
 }
 
 int pld_profile_equal(const pld_profile *a, const pld_profile *b)

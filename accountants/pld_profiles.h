@@ -85,6 +85,12 @@ double pld_profile_log_q_survival(double epsilon, void *profile);
  * P-mass at loss +inf of an (eps, delta) pair is not in any finite range;
  * it is in delta(eps) for every eps). */
 void pld_profile_loss_range(const pld_profile *p, double *lo, double *hi);
+/* The same for the normal tails cut at z standard deviations instead of 14
+ * (pld_profile_loss_range): outside, P holds at most about 2 Phibar(z). */
+void pld_profile_loss_range_z(const pld_profile *p, double z, double *lo, double *hi);
+/* log delta(eps) and its relative error bound (*relerr) at once: the same
+ * values as pld_profile_log_delta and pld_profile_delta_relerr, cheaper. */
+double pld_profile_log_delta_relerr(double epsilon, const pld_profile *p, double *relerr);
 /* Relative error bound of exp(pld_profile_log_delta) at eps.  One
  * exception, absolute: for the generic Poisson-sampled pairs
  * (PLD_SAMPLED_*), within a few ulps of the extreme loss +-log(1 - q)

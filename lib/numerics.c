@@ -52,7 +52,10 @@ double dpa_log_mills(double x)
 {
     if (!(x >= 2.0)) return NAN;
     if (x == INFINITY) return -INFINITY;
-    int depth = 20 + (int)(700.0 / (x * x));
+    /* backward evaluation of the continued fraction, deep enough that
+     * deeper does not change the double (measured: 107 terms at x = 2, 25
+     * at 4.9, 10 at 12; this rule keeps >= 25% more) */
+    int depth = 10 + (int)(560.0 / (x * x));
     double t = x;
     for (int k = depth; k >= 1; k--) t = x + k / t;
     return -log(t);
