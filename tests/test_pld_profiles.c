@@ -339,15 +339,27 @@ static dpa_event *make_dlap(void) { return dpa_event_discrete_laplace(1.0, 3, NU
 static dpa_event *make_dg(void) { return dpa_event_discrete_gaussian(1.5, 2, NULL); }
 static dpa_event *make_ed(void) { return dpa_event_epsilon_delta(1.0, 1e-4, NULL); }
 
+/* The symmetric leaves other than the Gaussian, each with its MPFR pair. */
+typedef void (*leaf_check)(const char *name, dpa_event *(*make)(void), ref_pair *ref, maxerr *m);
+static void for_each_leaf(leaf_check check, maxerr *m)
+{
+    const struct { const char *name; dpa_event *(*make)(void); ref_pair *ref; } leaves[] = {
+        { "laplace(0.8)", make_laplace, ref_pair_laplace(0.8) },
+        { "rr(1.5, 4)", make_rr, ref_pair_rr(1.5, 4) },
+        { "dlap(1, 3)", make_dlap, ref_pair_dlap(1.0, 3) },
+        { "dgauss(1.5, 2)", make_dg, ref_pair_dgauss(1.5, 2) },
+        { "eps-delta(1, 1e-4)", make_ed, ref_pair_epsdelta(1.0, 1e-4) },
+    };
+    for (size_t i = 0; i < sizeof leaves / sizeof leaves[0]; i++) {
+        check(leaves[i].name, leaves[i].make, leaves[i].ref, m);
+        ref_pair_free(leaves[i].ref);
+    }
+}
+
 START_TEST(poisson_sampled_leaves)
 {
     maxerr m = { 0, 0 };
-    ref_pair *r;
-    r = ref_pair_laplace(0.8); check_sampled("laplace(0.8)", make_laplace, r, &m); ref_pair_free(r);
-    r = ref_pair_rr(1.5, 4); check_sampled("rr(1.5, 4)", make_rr, r, &m); ref_pair_free(r);
-    r = ref_pair_dlap(1.0, 3); check_sampled("dlap(1, 3)", make_dlap, r, &m); ref_pair_free(r);
-    r = ref_pair_dgauss(1.5, 2); check_sampled("dgauss(1.5, 2)", make_dg, r, &m); ref_pair_free(r);
-    r = ref_pair_epsdelta(1.0, 1e-4); check_sampled("eps-delta(1, 1e-4)", make_ed, r, &m); ref_pair_free(r);
+    for_each_leaf(check_sampled, &m);
     report("poisson-sampled leaves (both worlds)", &m);
 }
 END_TEST
@@ -487,11 +499,7 @@ START_TEST(without_replacement)
      * q = 1 with twice the scale */
     r = ref_pair_replace_gaussian(1.6, 1.0); check_without_replacement("gaussian(0.8)", make_gauss08, r, &m); ref_pair_free(r);
     r = ref_pair_replace_gaussian(6.0, 1.0); check_without_replacement("gaussian(3)", make_gauss3, r, &m); ref_pair_free(r);
-    r = ref_pair_laplace(0.8); check_without_replacement("laplace(0.8)", make_laplace, r, &m); ref_pair_free(r);
-    r = ref_pair_rr(1.5, 4); check_without_replacement("rr(1.5, 4)", make_rr, r, &m); ref_pair_free(r);
-    r = ref_pair_dlap(1.0, 3); check_without_replacement("dlap(1, 3)", make_dlap, r, &m); ref_pair_free(r);
-    r = ref_pair_dgauss(1.5, 2); check_without_replacement("dgauss(1.5, 2)", make_dg, r, &m); ref_pair_free(r);
-    r = ref_pair_epsdelta(1.0, 1e-4); check_without_replacement("eps-delta(1, 1e-4)", make_ed, r, &m); ref_pair_free(r);
+    for_each_leaf(check_without_replacement, &m);
     report("sampled without replacement (replace-one)", &m);
     /* m = n is no sampling: the inner pair itself */
     pld_profile pr[2];
