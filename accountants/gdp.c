@@ -35,6 +35,12 @@ static int leaf_mu2(const dpa_event *e, const dpa_options *opt, double *mu2, int
         *mu2 = mu * mu;
         return DPA_OK;
     }
+    if (kind == DPA_EVENT_NOISY_CGD) {      /* the hidden-state bound is mu-GDP */
+        double mu;
+        if (dpa_event_noisy_cgd_mu(e, &mu)) return dpa_fail(err, DPA_EINVAL, "gdp: invalid noisy_cgd event");
+        *mu2 = mu * mu;
+        return DPA_OK;
+    }
     if (kind == DPA_EVENT_POISSON_SAMPLED &&
         dpa_event_get_kind(dpa_event_child(e, 0)) == DPA_EVENT_GAUSSIAN) {
         double q = dpa_event_param(e, 0);

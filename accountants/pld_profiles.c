@@ -310,10 +310,6 @@ static int unsupported(const dpa_event *e, dpa_error *err)
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "pld: sampling with replacement has no known dominating pair; it is not supported by "
                         "pld (nor by rdp)");
-    case DPA_EVENT_NOISY_CGD:
-        return dpa_fail(err, DPA_EUNSUPPORTED,
-                        "pld: noisy_cgd (hidden-state) events have no privacy loss distribution; use the "
-                        "hidden-state accountant");
     case DPA_EVENT_SHUFFLED:
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "pld: shuffled events have no known privacy loss distribution here; use the shuffle "
@@ -431,7 +427,8 @@ int pld_profile_of_event(const dpa_event *leaf, dpa_relation relation, pld_profi
     if (relation != DPA_ADD_REMOVE)
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "pld: Poisson sampling of %s events under replace-one is not supported (only of "
-                        "Gaussians); use rdp, or add/remove neighbours",
+                        "Gaussians, by the pair of Lebeda et al. 2024); use add/remove neighbours, or sampling "
+                        "without replacement",
                         dpa_event_kind_name(kind));
     pairs[0] = pairs[1] = p;
     pairs[0].pair = PLD_SAMPLED_REMOVE;

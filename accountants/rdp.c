@@ -199,6 +199,13 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
     }
     case DPA_EVENT_ZCDP: FILL((p1 + alpha * p0) * (1.0 + 1e-15)); return DPA_OK;
     case DPA_EVENT_GDP: FILL(rdp_gaussian(1.0 / p0, alpha)); return DPA_OK;
+    case DPA_EVENT_NOISY_CGD: {
+        /* mu-GDP (Bok, Su & Altschuler 2024, Thm 4.5) is (alpha, alpha mu^2/2)-RDP */
+        double mu;
+        if (dpa_event_noisy_cgd_mu(e, &mu)) return dpa_fail(err, DPA_EINVAL, "rdp: invalid noisy_cgd event");
+        FILL(rdp_gaussian(1.0 / mu, alpha));
+        return DPA_OK;
+    }
     case DPA_EVENT_TREE_AGGREGATION: {
         /* Kairouz et al. 2021 (DP-FTRL): the online tree over r leaves
          * releases the complete dyadic intervals inside [1, r]; a leaf lies

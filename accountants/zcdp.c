@@ -36,6 +36,13 @@ static int leaf_rho(const dpa_event *e, double *rho, double *xi, int *gaussian, 
     switch (kind) {
     case DPA_EVENT_GAUSSIAN: *rho = 0.5 / (p0 * p0); *gaussian = 1; return DPA_OK;
     case DPA_EVENT_GDP: *rho = 0.5 * p0 * p0; *gaussian = 1; return DPA_OK;
+    case DPA_EVENT_NOISY_CGD: {                 /* mu-GDP: rho = mu^2 / 2 */
+        double mu;
+        if (dpa_event_noisy_cgd_mu(e, &mu)) return dpa_fail(err, DPA_EINVAL, "zcdp: invalid noisy_cgd event");
+        *rho = 0.5 * mu * mu;
+        *gaussian = 1;
+        return DPA_OK;
+    }
     case DPA_EVENT_ZCDP: *rho = p0; *xi = dpa_event_param(e, 1); return DPA_OK;
     case DPA_EVENT_DISCRETE_GAUSSIAN: {
         double d = (double)dpa_event_count(e, 0);

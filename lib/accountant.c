@@ -10,6 +10,7 @@ struct dpa_accountant {
     const dpa_accountant_ops *ops;
     dpa_options opt;
     void *state;
+    int hidden_state;   /* a noisy_cgd event was composed */
 };
 
 void dpa_options_init(dpa_options *opt)
@@ -95,7 +96,20 @@ int dpa_accountant_compose(dpa_accountant *a, const dpa_event *e, dpa_error *err
 {
     int st = dpa_accountant_supports(a, e, err);
     if (st) return st;
-    return a->ops->compose(a->state, &a->opt, e, err);
+    st = a->ops->compose(a->state, &a->opt, e, err);
+    if (!st && dpa_event_has_hidden_state(e)) a->hidden_state = 1;
+    return st;
+}
+
+/* A noisy_cgd event is accounted by its mu-GDP bound, which the final
+ * iterate need not attain: a lower bound is then one on the GDP bound's
+ * eps, not on the mechanism's, and nothing is exact.  Said once, here, for
+ * every accountant. */
+static void mark_hidden_state(const dpa_accountant *a, dpa_bound *out)
+{
+    if (!a->hidden_state) return;
+    out->flags &= ~(unsigned)DPA_EXACT;
+    if (!(out->flags & DPA_NO_LOWER)) out->flags |= DPA_PAIR_LOWER;
 }
 
 /* A result must never be NaN and never be ordered wrongly. */
@@ -113,6 +127,7 @@ int dpa_accountant_epsilon(dpa_accountant *a, double delta, dpa_bound *out, dpa_
     int st = dpa_check_delta(delta, err);
     if (!st) st = a->ops->epsilon(a->state, &a->opt, delta, out, err);
     if (!st) st = check_bound(a, out, err);
+    if (!st || st == DPA_EACCURACY) mark_hidden_state(a, out);
     return st;
 }
 
@@ -122,6 +137,7 @@ int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_
     int st = dpa_check_epsilon(epsilon, err);
     if (!st) st = a->ops->delta(a->state, &a->opt, epsilon, out, err);
     if (!st) st = check_bound(a, out, err);
+    if (!st || st == DPA_EACCURACY) mark_hidden_state(a, out);
     return st;
 }
 

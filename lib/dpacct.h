@@ -61,9 +61,10 @@ enum {
     DPA_CONV_CLASSIC = 1u << 4,  /* zCDP/RDP: eps = rho + 2 sqrt(rho log 1/delta) */
     DPA_CONV_CKS = 1u << 5,      /* zCDP/RDP: Canonne-Kamath-Steinke 2020 conversion */
     DPA_ORDER_AT_EDGE = 1u << 6, /* RDP: optimal order at the edge of the grid */
-    DPA_PAIR_LOWER = 1u << 7     /* pld: `lower` bounds the eps of the dominating pair
-                                  * used (e.g. sampling without replacement); the
-                                  * mechanism itself may have a smaller eps */
+    DPA_PAIR_LOWER = 1u << 7     /* `lower` bounds the eps of the dominating pair (or
+                                  * GDP bound) used -- sampling without replacement,
+                                  * noisy_cgd -- the mechanism itself may have a
+                                  * smaller eps */
 };
 
 /* The answer to a privacy query.  The true value lies in [lower, upper];
@@ -124,8 +125,13 @@ dpa_event *dpa_event_gdp(double mu, dpa_error *err);
 dpa_event *dpa_event_tree_aggregation(double noise_multiplier, uint64_t steps,
                                       uint64_t restart_every, dpa_error *err);
 /* Final iterate of noisy cyclic GD (hidden state): strongly convex (m),
- * smooth (M) loss, step size eta, gradient sensitivity, noise sigma,
- * dataset of n examples in b batches, for `epochs` passes. */
+ * smooth (M) loss, step size eta in (0, 2/M), the data split into
+ * `batches` fixed batches visited cyclically for `epochs` passes, Gaussian
+ * noise of standard deviation sigma added to each batch gradient, whose
+ * sensitivity is `sensitivity` (L/b for the mean of b gradients of
+ * per-example sensitivity L, under the accountant's relation).  Only the
+ * final iterate is released: mu-GDP by Bok, Su & Altschuler 2024, Thm 4.5
+ * (dpa_noisy_cgd_mu), which every Gaussian-capable accountant uses. */
 typedef struct dpa_noisy_cgd_params {
     double strong_convexity; /* m > 0 */
     double smoothness;       /* M >= m */
@@ -136,6 +142,10 @@ typedef struct dpa_noisy_cgd_params {
     uint64_t epochs;
 } dpa_noisy_cgd_params;
 dpa_event *dpa_event_noisy_cgd(const dpa_noisy_cgd_params *p, dpa_error *err);
+/* The mu of that bound: mu = (sensitivity/sigma) sqrt(1 + c^{2k-2} (1 - c^2)
+ * / (1 - c^k)^2 (1 - c^{k(E-1)}) / (1 + c^{k(E-1)})), c = max(|1 - eta m|,
+ * |1 - eta M|), k batches, E epochs; rounded up. */
+int dpa_noisy_cgd_mu(const dpa_noisy_cgd_params *p, double *mu, dpa_error *err);
 /* n users each applying an eps0-local randomizer, outputs shuffled. */
 dpa_event *dpa_event_shuffled(double epsilon0, uint64_t n, dpa_error *err);
 

@@ -416,6 +416,12 @@ static int add_inverse_variance(const dpa_event *e, double times, dpa_sum *sum,
     case DPA_EVENT_GDP:
         dpa_sum_add(sum, times * e->param[0] * e->param[0]);
         return DPA_OK;
+    case DPA_EVENT_NOISY_CGD: {               /* mu-GDP */
+        double mu;
+        if (dpa_event_noisy_cgd_mu(e, &mu)) { *offender = e; return DPA_EINVAL; }
+        dpa_sum_add(sum, times * mu * mu);
+        return DPA_OK;
+    }
     case DPA_EVENT_SELF_COMPOSED:
         return add_inverse_variance(e->children[0], times * (double)e->count[0], sum, offender);
     case DPA_EVENT_COMPOSED:
@@ -438,4 +444,13 @@ int dpa_event_inverse_variance(const dpa_event *e, double *inv_var, const dpa_ev
     if (offender) *offender = bad;
     if (!st) *inv_var = dpa_sum_value(&sum);
     return st;
+}
+
+int dpa_event_has_hidden_state(const dpa_event *e)
+{
+    if (!e) return 0;
+    if (e->kind == DPA_EVENT_NOISY_CGD) return 1;
+    for (size_t i = 0; i < e->num_children; i++)
+        if (dpa_event_has_hidden_state(e->children[i])) return 1;
+    return 0;
 }

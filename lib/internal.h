@@ -37,6 +37,12 @@ int dpa_event_visit_leaves(const dpa_event *e, dpa_leaf_visitor visit, void *ctx
  * else, with *offender set to the first such event (err is left to the
  * caller, who knows why it wanted Gaussian noise). */
 int dpa_event_inverse_variance(const dpa_event *e, double *inv_var, const dpa_event **offender);
+/* mu of a noisy_cgd event (lib/noisy_cgd.c): it is mu-GDP, a Gaussian with
+ * noise multiplier 1/mu for every accountant. */
+int dpa_event_noisy_cgd_mu(const dpa_event *e, double *mu);
+/* Whether e contains a noisy_cgd leaf, whose GDP bound the mechanism need
+ * not attain (accountants flag their lower bounds DPA_PAIR_LOWER). */
+int dpa_event_has_hidden_state(const dpa_event *e);
 
 /* The accountant interface.  `state` is a block of state_size bytes owned
  * by the generic accountant; it is zeroed before init.  The generic layer

@@ -271,6 +271,35 @@ static double sgm_divergence(double q, double sigma, double alpha, double power)
     return r;
 }
 
+/* ---- NoisyCGD ------------------------------------------------------------------ */
+
+double ref_noisy_cgd_mu(double s_over_sigma, double x, unsigned long k, unsigned long E)
+{
+    mpfr_t c, ck, ckE, a, b, t;
+    mpfr_inits2(256, c, ck, ckE, a, b, t, (mpfr_ptr)0);
+    mpfr_set_d(c, x, MPFR_RNDN);
+    mpfr_ui_sub(c, 1, c, MPFR_RNDN);                 /* c = 1 - x, exact */
+    mpfr_pow_ui(ck, c, k, MPFR_RNDN);
+    mpfr_pow_ui(ckE, ck, E - 1, MPFR_RNDN);          /* c^{k(E-1)} */
+    mpfr_pow_ui(a, c, 2 * k - 2, MPFR_RNDN);         /* c^{2k-2} */
+    mpfr_sqr(t, c, MPFR_RNDN);
+    mpfr_ui_sub(t, 1, t, MPFR_RNDN);
+    mpfr_mul(a, a, t, MPFR_RNDN);                    /* c^{2k-2} (1 - c^2) */
+    mpfr_ui_sub(t, 1, ck, MPFR_RNDN);
+    mpfr_sqr(t, t, MPFR_RNDN);
+    mpfr_div(a, a, t, MPFR_RNDN);                    /* / (1 - c^k)^2 */
+    mpfr_ui_sub(t, 1, ckE, MPFR_RNDN);
+    mpfr_add_ui(b, ckE, 1, MPFR_RNDN);
+    mpfr_div(t, t, b, MPFR_RNDN);
+    mpfr_mul(a, a, t, MPFR_RNDN);
+    mpfr_add_ui(a, a, 1, MPFR_RNDN);
+    mpfr_sqrt(a, a, MPFR_RNDN);
+    mpfr_mul_d(a, a, s_over_sigma, MPFR_RNDN);
+    double out = mpfr_get_d(a, MPFR_RNDN);
+    mpfr_clears(c, ck, ckE, a, b, t, (mpfr_ptr)0);
+    return out;
+}
+
 /* ---- hockey-stick references for the PLD pairs ------------------------------ */
 
 #include <stdlib.h>

@@ -28,6 +28,10 @@ double ref_gdp_epsilon(double mu, double delta);
 double ref_sgm_rdp(double q, double sigma, double alpha);
 /* The other direction, log(E_mu0[(mu/mu0)^(1-alpha)]) / (alpha - 1) = D_alpha(mu0 || mu). */
 double ref_sgm_rdp_reverse(double q, double sigma, double alpha);
+/* mu of NoisyCGD (Bok, Su & Altschuler 2024, Thm 4.5) at 256 bits straight
+ * from the formula, with c = 1 - x: (s_over_sigma) sqrt(1 + c^{2k-2}
+ * (1 - c^2)/(1 - c^k)^2 (1 - c^{k(E-1)})/(1 + c^{k(E-1)})). */
+double ref_noisy_cgd_mu(double s_over_sigma, double x, unsigned long k, unsigned long E);
 /* Relative difference |x - ref| / |ref| (0 when both are 0). */
 double rel_err(double x, double ref);
 
