@@ -35,10 +35,11 @@ static int leaf_mu2(const dpa_event *e, const dpa_options *opt, double *mu2, int
         *mu2 = mu * mu;
         return DPA_OK;
     }
-    if (kind == DPA_EVENT_NOISY_CGD) {      /* the hidden-state bound is mu-GDP */
-        double mu;
-        if (dpa_event_noisy_cgd_mu(e, &mu)) return dpa_fail(err, DPA_EINVAL, "gdp: invalid noisy_cgd event");
-        *mu2 = mu * mu;
+    if (kind == DPA_EVENT_NOISY_CGD || kind == DPA_EVENT_TREE_AGGREGATION) {
+        /* the hidden-state bound is mu-GDP; tree aggregation is Gaussian */
+        const dpa_event *bad;
+        if (dpa_event_inverse_variance(e, mu2, &bad))
+            return dpa_fail(err, DPA_EINVAL, "gdp: invalid %s event", dpa_event_kind_name(kind));
         return DPA_OK;
     }
     if (kind == DPA_EVENT_POISSON_SAMPLED &&

@@ -300,7 +300,6 @@ static int unsupported(const dpa_event *e, dpa_error *err)
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "pld: zcdp events have no privacy loss distribution (a zCDP bound is not a pair of "
                         "distributions); use the zcdp or rdp accountant");
-    case DPA_EVENT_TREE_AGGREGATION:
     case DPA_EVENT_EXPONENTIAL:
     case DPA_EVENT_REPEATED_SELECTED:
         return dpa_fail(err, DPA_EUNSUPPORTED,

@@ -199,28 +199,11 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
     }
     case DPA_EVENT_ZCDP: FILL((p1 + alpha * p0) * (1.0 + 1e-15)); return DPA_OK;
     case DPA_EVENT_GDP: FILL(rdp_gaussian(1.0 / p0, alpha)); return DPA_OK;
-    case DPA_EVENT_NOISY_CGD: {
-        /* mu-GDP (Bok, Su & Altschuler 2024, Thm 4.5) is (alpha, alpha mu^2/2)-RDP */
-        double mu;
-        if (dpa_event_noisy_cgd_mu(e, &mu)) return dpa_fail(err, DPA_EINVAL, "rdp: invalid noisy_cgd event");
-        FILL(rdp_gaussian(1.0 / mu, alpha));
-        return DPA_OK;
-    }
-    case DPA_EVENT_TREE_AGGREGATION: {
-        /* Kairouz et al. 2021 (DP-FTRL): the online tree over r leaves
-         * releases the complete dyadic intervals inside [1, r]; a leaf lies
-         * in one of each size 1, 2, 4, ..., 2^floor(log2 r), so one record
-         * moves floor(log2 r) + 1 released nodes by one each.  With a
-         * restart every r steps there are ceil(T / r) trees; a single tree
-         * (restart_every = 0) holds each record once. */
-        uint64_t steps = dpa_event_count(e, 0), r = dpa_event_count(e, 1);
-        if (r == 0 || r > steps) r = steps;
-        double trees = ceil((double)steps / (double)r);
-        int floor_log2 = 0;
-        for (uint64_t v = r; v > 1; v >>= 1) floor_log2++;
-        double path = floor_log2 + 1.0;
-        double sigma_eff = p0 / sqrt(trees * path);
-        FILL(rdp_gaussian(sigma_eff, alpha));
+    case DPA_EVENT_NOISY_CGD:           /* mu-GDP (Bok, Su & Altschuler 2024, Thm 4.5) */
+    case DPA_EVENT_TREE_AGGREGATION: {  /* Gaussian nodes (Kairouz et al. 2021; lib/event.c) */
+        double inv_var;
+        if ((st = inverse_variance(e, &inv_var, err))) return st;
+        FILL(rdp_gaussian(1.0 / sqrt(inv_var), alpha));
         return DPA_OK;
     }
     case DPA_EVENT_REPEATED_SELECTED:

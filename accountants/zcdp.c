@@ -36,10 +36,13 @@ static int leaf_rho(const dpa_event *e, double *rho, double *xi, int *gaussian, 
     switch (kind) {
     case DPA_EVENT_GAUSSIAN: *rho = 0.5 / (p0 * p0); *gaussian = 1; return DPA_OK;
     case DPA_EVENT_GDP: *rho = 0.5 * p0 * p0; *gaussian = 1; return DPA_OK;
-    case DPA_EVENT_NOISY_CGD: {                 /* mu-GDP: rho = mu^2 / 2 */
-        double mu;
-        if (dpa_event_noisy_cgd_mu(e, &mu)) return dpa_fail(err, DPA_EINVAL, "zcdp: invalid noisy_cgd event");
-        *rho = 0.5 * mu * mu;
+    case DPA_EVENT_NOISY_CGD:                   /* mu-GDP: rho = mu^2 / 2 */
+    case DPA_EVENT_TREE_AGGREGATION: {          /* Gaussian nodes */
+        const dpa_event *bad;
+        double inv_var;
+        if (dpa_event_inverse_variance(e, &inv_var, &bad))
+            return dpa_fail(err, DPA_EINVAL, "zcdp: invalid %s event", dpa_event_kind_name(kind));
+        *rho = 0.5 * inv_var;
         *gaussian = 1;
         return DPA_OK;
     }

@@ -120,8 +120,14 @@ dpa_event *dpa_event_epsilon_delta(double epsilon, double delta, dpa_error *err)
 /* (xi, rho)-approximate zCDP: D_alpha <= xi + rho * alpha for all alpha > 1. */
 dpa_event *dpa_event_zcdp(double rho, double xi, dpa_error *err);
 dpa_event *dpa_event_gdp(double mu, dpa_error *err);
-/* Tree aggregation (DP-FTRL) over `steps` leaves with the given noise
- * multiplier; `restart_every` steps (0 = a single tree). */
+/* Tree aggregation (DP-FTRL, Kairouz et al. 2021) over `steps` leaves,
+ * restarted every `restart_every` steps (0 = a single tree), each record in
+ * one leaf per tree.  noise_multiplier = node noise std / the sensitivity of
+ * one leaf under the accountant's relation: for leaf vectors of norm <= G
+ * that is G under add/remove but 2G under replace-one (a replaced record
+ * moves its leaf by up to 2G), so the same node noise is half the
+ * multiplier under replace-one.  A Gaussian with 1/sigma^2 = trees
+ * (floor(log2 r) + 1) / f^2 for every Gaussian-capable accountant. */
 dpa_event *dpa_event_tree_aggregation(double noise_multiplier, uint64_t steps,
                                       uint64_t restart_every, dpa_error *err);
 /* Final iterate of noisy cyclic GD (hidden state): strongly convex (m),

@@ -416,6 +416,22 @@ static int add_inverse_variance(const dpa_event *e, double times, dpa_sum *sum,
     case DPA_EVENT_GDP:
         dpa_sum_add(sum, times * e->param[0] * e->param[0]);
         return DPA_OK;
+    case DPA_EVENT_TREE_AGGREGATION: {
+        /* Kairouz et al. 2021 (DP-FTRL): the online tree over r leaves
+         * releases the complete dyadic intervals inside [1, r]; a leaf lies
+         * in one of each size 1, 2, 4, ..., 2^floor(log2 r), so one record
+         * moves floor(log2 r) + 1 released nodes by up to one sensitivity
+         * each: a Gaussian with 1/sigma^2 = (floor(log2 r) + 1) / f^2 per
+         * tree.  With a restart every r steps there are ceil(T / r) trees,
+         * each holding the record once (one pass per tree); a single tree
+         * (restart_every = 0) holds it once. */
+        uint64_t steps = e->count[0], r = e->count[1];
+        if (r == 0 || r > steps) r = steps;
+        double trees = ceil((double)steps / (double)r), path = 1.0;
+        for (uint64_t v = r; v > 1; v >>= 1) path += 1.0;
+        dpa_sum_add(sum, times * trees * path / (e->param[0] * e->param[0]));
+        return DPA_OK;
+    }
     case DPA_EVENT_NOISY_CGD: {               /* mu-GDP */
         double mu;
         if (dpa_event_noisy_cgd_mu(e, &mu)) { *offender = e; return DPA_EINVAL; }

@@ -772,7 +772,6 @@ static void expect_status(dpa_event *e, dpa_relation rel, int status, const char
 START_TEST(unsupported_events)
 {
     expect_status(dpa_event_zcdp(0.1, 0.0, NULL), DPA_ADD_REMOVE, DPA_EUNSUPPORTED, "zcdp");
-    expect_status(dpa_event_tree_aggregation(1.0, 100, 0, NULL), DPA_ADD_REMOVE, DPA_EUNSUPPORTED, "rdp");
     expect_status(dpa_event_shuffled(1.0, 1000, NULL), DPA_ADD_REMOVE, DPA_EUNSUPPORTED, "shuffled");
     expect_status(dpa_event_exponential(1.0, NULL), DPA_ADD_REMOVE, DPA_EUNSUPPORTED, "exponential");
     expect_status(dpa_event_sampled_with_replacement(100, 10, dpa_event_gaussian(1.0, NULL), NULL), DPA_ADD_REMOVE,

@@ -1,5 +1,10 @@
 /*
- * test_noisy_cgd.c - the hidden-state bound of NoisyCGD (Bok, Su &
+ * test_structured.c - structured mechanisms (issue 5).
+ *
+ * Tree aggregation as a Gaussian: against the closed form and the
+ * noise multipliers of ../shared/notes/glmtron-seeds-000-003.md 4.2.
+ *
+ * The hidden-state bound of NoisyCGD (Bok, Su &
  * Altschuler 2024, Thm 4.5; lib/noisy_cgd.c) against an MPFR evaluation of
  * the formula at 256 bits (also where c is within 1e-12 of 1, which the
  * library computes by its cancellation-free forms), its limits, the table
@@ -193,10 +198,47 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* Tree aggregation is a Gaussian with 1/sigma^2 = trees (floor(log2 r) + 1)
+ * / f^2 for every Gaussian-capable accountant: the exact ones agree with
+ * the MPFR eps of that GDP, and the note's table (computed there from the
+ * same closed form, delta = N^-1.1, three digits of f) is reproduced. */
+START_TEST(tree_aggregation_is_gaussian)
+{
+    dpa_error err = { 0 };
+    /* 1000 steps, restart every 100: 10 trees of 7 released nodes each */
+    double mu = sqrt(70.0) / 40.0, exact = ref_gdp_epsilon(mu, 1e-6);
+    const char *names[] = { "gaussian", "gdp", "pld", "zcdp", "rdp" };
+    for (int i = 0; i < 5; i++) {
+        dpa_accountant *a = accountant_with(names[i], dpa_event_tree_aggregation(40.0, 1000, 100, &err));
+        dpa_bound b;
+        ck_assert_msg(dpa_accountant_epsilon(a, 1e-6, &b, &err) == DPA_OK, "%s: %s", names[i], err.message);
+        if (i < 3)
+            ck_assert_msg(b.lower <= exact && exact <= b.upper && b.upper - b.lower <= 1e-3 * b.upper,
+                          "%s: [%.10g, %.10g] vs %.10g", names[i], b.lower, b.upper, exact);
+        else
+            ck_assert_msg(b.upper >= exact, "%s: %.10g below %.10g", names[i], b.upper, exact);
+        dpa_accountant_free(a);
+    }
+    /* glmtron note 4.2, DP-TAGLMtron "exact GDP add/remove mu = sqrt(h)/f":
+     * N = 550 (h = 10), eps 0.05 -> f = 95.6; N = 16512 (h = 15), eps 0.5 -> f = 25.7 */
+    const struct { double f; uint64_t n; double eps; } cases[] = { { 95.6, 550, 0.05 }, { 25.7, 16512, 0.5 } };
+    for (int i = 0; i < 2; i++) {
+        dpa_accountant *a = accountant_with("gaussian", dpa_event_tree_aggregation(cases[i].f, cases[i].n, 0, &err));
+        dpa_bound b;
+        ck_assert_int_eq(dpa_accountant_epsilon(a, pow((double)cases[i].n, -1.1), &b, &err), DPA_OK);
+        ck_assert_msg(fabs(b.upper - cases[i].eps) <= 2.5e-3 * cases[i].eps, "N %llu: eps %.6f vs %.3f",
+                      (unsigned long long)cases[i].n, b.upper, cases[i].eps);
+        ck_assert(b.flags & DPA_EXACT);       /* no hidden state: the Gaussian is exact */
+        dpa_accountant_free(a);
+    }
+}
+END_TEST
+
 int main(void)
 {
-    Suite *s = suite_create("noisy_cgd");
+    Suite *s = suite_create("structured");
     TCase *tc = tcase_create("core");
+    tcase_add_test(tc, tree_aggregation_is_gaussian);
     tcase_add_test(tc, mu_matches_mpfr);
     tcase_add_test(tc, limits);
     tcase_add_test(tc, reference_table);
