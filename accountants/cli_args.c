@@ -64,7 +64,7 @@ static const struct option_info {
     [OPT_BATCH] = { "batch-size", "B", "expected batch size; with --dataset-size, Q = B/N" },
     [OPT_DATASET] = { "dataset-size", "N", "number of examples, N >= B (with --batch-size)" },
     [OPT_STEPS] = { "steps", "T", "number of steps (compositions), T >= 1 (default 1)" },
-    [OPT_EPOCHS] = { "epochs", "E", "passes over the data instead of --steps: T = ceil(E/Q)" },
+    [OPT_EPOCHS] = { "epochs", "E", "passes over the data instead of --steps: T = ceil(E/Q) (noisy-cgd: whole epochs)" },
     [OPT_RELATION] = { "relation", "REL", "neighbouring datasets: add-remove (default) or replace-one" },
     [OPT_SAMPLING] = { "sampling", "KIND", "poisson (default) or without-replacement (batches of exactly B of N; "
                                            "replace-one only)" },
@@ -78,12 +78,20 @@ static const struct option_info {
     [OPT_EPS_MIN] = { "eps-min", "A", "the smallest epsilon of the profile, A >= 0 (default 0)" },
     [OPT_EPS_MAX] = { "eps-max", "B", "the largest epsilon of the profile, B > A (default 10)" },
     [OPT_POINTS] = { "points", "N", "number of epsilons, evenly spaced, 2 <= N <= 100000 (default 21)" },
+    [OPT_MECHANISM] = { "mechanism", "KIND", "gaussian (default: Gaussian noise per step, as in DP-SGD) or noisy-cgd "
+                                             "(final iterate of noisy cyclic GD, hidden state)" },
+    [OPT_BATCHES] = { "batches", "K", "noisy-cgd: fixed batches visited cyclically per epoch, K >= 1" },
+    [OPT_STEP_SIZE] = { "step-size", "ETA", "noisy-cgd: step size, 0 < ETA < 2/SMOOTHNESS" },
+    [OPT_STRONG_CONVEXITY] = { "strong-convexity", "LAM", "noisy-cgd: strong convexity of the loss, LAM > 0" },
+    [OPT_SMOOTHNESS] = { "smoothness", "BETA", "noisy-cgd: smoothness of the loss, BETA >= LAM (default LAM)" },
     [OPT_HELP] = { "help", NULL, "print this help and exit" },
 };
 
 #define MECHANISM_OPTIONS                                                                  \
     (OPT_BIT(OPT_SIGMA) | OPT_BIT(OPT_RATE) | OPT_BIT(OPT_BATCH) | OPT_BIT(OPT_DATASET) | \
-     OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_EPOCHS) | OPT_BIT(OPT_RELATION) | OPT_BIT(OPT_SAMPLING))
+     OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_EPOCHS) | OPT_BIT(OPT_RELATION) | OPT_BIT(OPT_SAMPLING) |    \
+     OPT_BIT(OPT_MECHANISM) | OPT_BIT(OPT_BATCHES) | OPT_BIT(OPT_STEP_SIZE) |                      \
+     OPT_BIT(OPT_STRONG_CONVEXITY) | OPT_BIT(OPT_SMOOTHNESS))
 #define COMMON_OPTIONS (MECHANISM_OPTIONS | OPT_BIT(OPT_ORDERS) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP))
 /* the subcommands that run accountants take the pld accuracy */
 #define ACCOUNTING_OPTIONS (COMMON_OPTIONS | OPT_BIT(OPT_EPS_ERROR))
@@ -205,6 +213,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
     static const char *const formats[] = { "table", "json", "csv", NULL };
     static const char *const solves[] = { "sigma", "steps", NULL };
     static const char *const samplings[] = { "poisson", "without-replacement", NULL };
+    static const char *const mechanisms[] = { "gaussian", "noisy-cgd", NULL };
     int choice;
     switch (id) {
     case OPT_SIGMA: return parse_real(id, arg, REAL_POSITIVE, &c->sigma);
@@ -223,6 +232,14 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
         if ((choice = parse_choice(id, arg, samplings)) < 0) return EXIT_USAGE;
         c->without_replacement = choice == 1;
         return EXIT_OK;
+    case OPT_MECHANISM:
+        if ((choice = parse_choice(id, arg, mechanisms)) < 0) return EXIT_USAGE;
+        c->noisy_cgd = choice == 1;
+        return EXIT_OK;
+    case OPT_BATCHES: return parse_count(id, arg, &c->batches);
+    case OPT_STEP_SIZE: return parse_real(id, arg, REAL_POSITIVE, &c->step_size);
+    case OPT_STRONG_CONVEXITY: return parse_real(id, arg, REAL_POSITIVE, &c->strong_convexity);
+    case OPT_SMOOTHNESS: return parse_real(id, arg, REAL_POSITIVE, &c->smoothness);
     case OPT_FORMAT:
         if ((choice = parse_choice(id, arg, formats)) < 0) return EXIT_USAGE;
         c->format = (out_format)choice;
@@ -356,11 +373,24 @@ static void print_option_help(const command_info *cmd, enum option_id id)
 static void print_command_help(const command_info *cmd)
 {
     printf("Usage: dpacct %s %s\n\n%s\n\n", cmd->name, cmd->synopsis, cmd->about);
+    static const enum option_id mechanism_group[] = {
+        OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION, OPT_SAMPLING,
+        OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE, OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS,
+    };
+    static const enum option_id query_group[] = {
+        OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_EPS_ERROR, OPT_EPS_MIN, OPT_EPS_MAX,
+        OPT_POINTS,
+    };
     printf("The mechanism is the Gaussian mechanism with noise multiplier --sigma,\n"
-           "Poisson-sampled at rate Q when Q < 1, repeated for T steps.\n\nMechanism:\n");
-    for (int id = OPT_SIGMA; id <= OPT_RELATION; id++) print_option_help(cmd, (enum option_id)id);
+           "Poisson-sampled at rate Q when Q < 1 (or batches of B out of N without\n"
+           "replacement), repeated for T steps; or, with --mechanism noisy-cgd, the\n"
+           "final iterate of noisy cyclic gradient descent over fixed batches (Bok, Su\n"
+           "& Altschuler 2024), --sigma the noise over the batch gradient's sensitivity.\n"
+           "\nMechanism:\n");
+    for (size_t i = 0; i < sizeof mechanism_group / sizeof mechanism_group[0]; i++)
+        print_option_help(cmd, mechanism_group[i]);
     printf("\nQuery:\n");
-    for (int id = OPT_DELTA; id <= OPT_ORDERS; id++) print_option_help(cmd, (enum option_id)id);
+    for (size_t i = 0; i < sizeof query_group / sizeof query_group[0]; i++) print_option_help(cmd, query_group[i]);
     printf("\nOutput:\n");
     print_option_help(cmd, OPT_FORMAT);
     print_option_help(cmd, OPT_HELP);
@@ -465,9 +495,45 @@ static int conflict(const cli *c, enum option_id a, enum option_id b)
 
 /* Combinations of flags: conflicts first (they are the likelier mistake),
  * then what each subcommand needs. */
+/* --mechanism noisy-cgd: its own flags, none of the sampling ones; the
+ * conditions of Bok, Su & Altschuler's theorem checked here so that they
+ * are usage errors naming the flag. */
+static int check_noisy_cgd(const command_info *cmd, const cli *c)
+{
+    static const enum option_id needed[] = { OPT_BATCHES, OPT_EPOCHS, OPT_STEP_SIZE, OPT_STRONG_CONVEXITY };
+    static const enum option_id refused[] = { OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_SAMPLING };
+    static const enum option_id own[] = { OPT_BATCHES, OPT_STEP_SIZE, OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS };
+    int st;
+    if (!c->noisy_cgd) {
+        for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+            if (given(c, own[i]))
+                return usage_error("--%s: only with --mechanism noisy-cgd", option_table[own[i]].name);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (given(c, refused[i]))
+            return usage_error("--%s: not with --mechanism noisy-cgd (fixed batches, every example once per "
+                               "epoch; give --batches and --epochs)", option_table[refused[i]].name);
+    if (cmd->id == CMD_CALIBRATE && c->solve == SOLVE_STEPS)
+        return usage_error("--solve: steps is not available for --mechanism noisy-cgd (solve sigma)");
+    for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
+        if ((st = require(cmd, c, needed[i]))) return st;
+    if (c->epochs != floor(c->epochs) || !(c->epochs < 9.2e18))
+        return usage_error("--epochs: noisy-cgd runs a whole number of epochs below 2^63, got %g", c->epochs);
+    double beta = given(c, OPT_SMOOTHNESS) ? c->smoothness : c->strong_convexity;
+    if (beta < c->strong_convexity)
+        return usage_error("--smoothness: must be at least --strong-convexity (%g), got %g", c->strong_convexity,
+                           beta);
+    if (!(c->step_size < 2.0 / beta))
+        return usage_error("--step-size: must be below 2/smoothness = %g for the iteration to contract, got %g",
+                           2.0 / beta, c->step_size);
+    return EXIT_OK;
+}
+
 static int check_combinations(const command_info *cmd, const cli *c)
 {
     int st;
+    if ((st = check_noisy_cgd(cmd, c))) return st;
     if ((st = conflict(c, OPT_RATE, OPT_BATCH)) || (st = conflict(c, OPT_RATE, OPT_DATASET)) ||
         (st = conflict(c, OPT_STEPS, OPT_EPOCHS)))
         return st;
@@ -544,6 +610,15 @@ static int resolve_mechanism(const cli *c, mechanism *m)
     m->q = 1.0;
     m->batch = c->without_replacement ? c->batch : 0;
     m->dataset = c->without_replacement ? c->dataset : 0;
+    m->noisy_cgd = c->noisy_cgd;
+    if (c->noisy_cgd) {
+        m->batches = c->batches;
+        m->step_size = c->step_size;
+        m->strong_convexity = c->strong_convexity;
+        m->smoothness = given(c, OPT_SMOOTHNESS) ? c->smoothness : c->strong_convexity;
+        m->steps = (uint64_t)c->epochs;      /* whole epochs, checked */
+        return EXIT_OK;
+    }
     if (given(c, OPT_RATE)) m->q = c->rate;
     else if (given(c, OPT_BATCH)) m->q = (double)c->batch / (double)c->dataset;
     m->steps = 1;

@@ -21,7 +21,8 @@ typedef enum { SOLVE_SIGMA, SOLVE_STEPS } solve_target;
 enum option_id {
     OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION,
     OPT_SAMPLING, OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_FORMAT, OPT_EPS_ERROR,
-    OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_HELP, OPT_COUNT
+    OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE,
+    OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_HELP, OPT_COUNT
 };
 
 /* at most this many Renyi orders on the command line */
@@ -36,6 +37,9 @@ typedef struct cli {
     uint64_t batch, dataset, steps, points;
     dpa_relation relation;
     int without_replacement; /* --sampling without-replacement */
+    int noisy_cgd;           /* --mechanism noisy-cgd */
+    uint64_t batches;        /* noisy-cgd: --batches */
+    double step_size, strong_convexity, smoothness; /* noisy-cgd */
     const char *accountant; /* NULL: choose one */
     out_format format;
     solve_target solve;
@@ -51,6 +55,11 @@ typedef struct mechanism {
     /* sampling without replacement: batches of `batch` out of `dataset`
      * (q = batch/dataset); 0: Poisson sampling at rate q */
     uint64_t batch, dataset;
+    /* --mechanism noisy-cgd: the final iterate of noisy cyclic GD, sigma the
+     * noise multiplier of its batch gradients (epochs in `steps`) */
+    int noisy_cgd;
+    uint64_t batches;
+    double step_size, strong_convexity, smoothness;
 } mechanism;
 
 /* The subcommands; CMD_NONE: nothing to run (help or the version was printed). */

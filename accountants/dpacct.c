@@ -59,11 +59,18 @@ static void set_error(dpa_error *err, int status, const char *fmt, ...)
 /* ---- building events and running accountants ------------------------------ */
 
 /* gaussian(sigma), sampled when q < 1 (without replacement when the
- * mechanism has a batch size, else Poisson), self-composed when steps > 1.
+ * mechanism has a batch size, else Poisson), self-composed when steps > 1;
+ * or the final iterate of noisy cyclic GD over `steps` epochs.
  * The wrappers own their child also when they fail, so a NULL propagates
  * with the first error and nothing leaks. */
 static dpa_event *build_event(const mechanism *m, dpa_error *err)
 {
+    if (m->noisy_cgd) {
+        /* noise multiplier sigma: noise std over the batch gradient's sensitivity */
+        dpa_noisy_cgd_params p = { m->strong_convexity, m->smoothness, m->step_size, 1.0, m->sigma,
+                                   m->batches, m->steps };
+        return dpa_event_noisy_cgd(&p, err);
+    }
     dpa_event *e = dpa_event_gaussian(m->sigma, err);
     if (m->batch) e = dpa_event_sampled_without_replacement(m->dataset, m->batch, e, err);
     else if (m->q < 1.0) e = dpa_event_poisson_sampled(m->q, e, err);
@@ -161,7 +168,8 @@ static int cmd_compare(const cli *c, const mechanism *m)
     const char *const *names = dpa_accountant_names();
     size_t n = 0;
     while (names[n]) n++;
-    result *rows = calloc(n ? n : 1, sizeof *rows);
+    /* noisy-cgd: one more row, the same noise without the hidden state */
+    result *rows = calloc(n + 1, sizeof *rows);
     if (!rows) {
         set_error(&err, DPA_ENOMEM, "out of memory");
         return library_error(&err);
@@ -176,10 +184,30 @@ static int cmd_compare(const cli *c, const mechanism *m)
         run_accountant(names[i], &opt, e, &qs, &rows[i]);
         failed |= rows[i].failed;
     }
+    size_t n_rows = n;
+    if (m->noisy_cgd) {
+        /* The same data use if every iterate were released: each example is
+         * in one batch per epoch, a Gaussian step of multiplier sigma, so E
+         * of them compose (exactly, by the analytic Gaussian). */
+        dpa_event *plain = dpa_event_self_composed(dpa_event_gaussian(m->sigma, &err), m->steps, &err);
+        if (!plain) {
+            dpa_event_free(e);
+            free(rows);
+            return library_error(&err);
+        }
+        run_accountant("gaussian", &opt, plain, &qs, &rows[n]);
+        rows[n].method = "composition";
+        failed |= rows[n].failed;
+        dpa_event_free(plain);
+        n_rows++;
+    }
     char mech[DESCRIPTION_SIZE];
     dpa_event_describe(e, mech, sizeof mech);
     dpa_event_free(e);
-    print_results(c->format, c->relation, mech, &qs, rows, n, 0);
+    print_results(c->format, c->relation, mech, &qs, rows, n_rows, 0);
+    if (m->noisy_cgd && c->format == FORMAT_TABLE)
+        printf("composition: the same noisy steps with every iterate released (%" PRIu64
+               " Gaussian steps per example).\n", m->steps);
     free(rows);
     return failed ? EXIT_LIBRARY : EXIT_OK;
 }

@@ -308,6 +308,39 @@ pld_upper=$(field upper)
 run epsilon --sigma 1.1 --delta 1e-5 --batch-size 256 --dataset-size 60000 --epochs 60 \
     --sampling without-replacement --relation replace-one --accountant rdp
 check "without replacement: pld below rdp (WBK 2019)" 'v1 < v2 && v1 > 0' "$pld_upper" "$(field upper)"
+for flag in --sampling --mechanism --batches --step-size --strong-convexity --smoothness --eps-error; do
+    expect_ok "epsilon --help lists $flag" "^  $flag " epsilon --help
+done
+# ---- --mechanism noisy-cgd (hidden state) ---------------------------------------
+# ../shared/notes/noisycgd-seed-001.md 2.6: k = 60, E = 400, eta lambda = 1e-4,
+# multiplier 15 in the note's units (2/15 per batch gradient, i.e. 7.5 here):
+# eps 1.196 at delta 1e-5; one epoch: mu = 2/15, eps 0.4661.
+CGD="--mechanism noisy-cgd --batches 60 --step-size 1e-3 --strong-convexity 0.1"
+run epsilon $CGD --sigma 7.5 --epochs 400 --delta 1e-5
+check "noisy-cgd: the note's eps 1.196 (eta lambda 1e-4, E 400)" 'v1 >= 1.1955 && v1 < 1.1965' "$(field upper)"
+run epsilon $CGD --sigma 7.5 --epochs 1 --delta 1e-5
+check "noisy-cgd: one epoch is the Gaussian, eps 0.4661" 'v1 >= 0.46605 && v1 < 0.46615' "$(field upper)"
+expect_ok "noisy-cgd: flags its lower bound as the GDP bound's" 'lower bound of the dominating pair' \
+    epsilon $CGD --sigma 7.5 --epochs 400 --delta 1e-5
+expect_ok "noisy-cgd: compare shows the composition of the same steps" '^composition +14\.33' \
+    compare $CGD --sigma 7.5 --epochs 400 --delta 1e-5
+run calibrate $CGD --epochs 400 --delta 1e-5 --epsilon 1.196307
+check "noisy-cgd: calibrate finds the multiplier back (7.5)" 'v1 >= 7.4999 && v1 <= 7.5001' \
+    "$(awk '$1 == "noise" && $2 == "multiplier" { print $3; exit }' "$TMP/out")"
+expect_usage "noisy-cgd needs --batches" "--batches" epsilon --mechanism noisy-cgd --sigma 1 --epochs 2 \
+    --step-size 0.1 --strong-convexity 1 --delta 1e-5
+expect_usage "noisy-cgd: step size must contract" "--step-size" epsilon $CGD --sigma 1 --epochs 2 \
+    --smoothness 3000 --delta 1e-5
+expect_usage "noisy-cgd: smoothness below strong convexity" "--smoothness" epsilon $CGD --sigma 1 --epochs 2 \
+    --smoothness 0.01 --delta 1e-5
+expect_usage "noisy-cgd: whole epochs" "--epochs" epsilon $CGD --sigma 1 --epochs 2.5 --delta 1e-5
+expect_usage "noisy-cgd: no Poisson sampling" "--sampling-rate" epsilon $CGD --sigma 1 --epochs 2 \
+    --sampling-rate 0.1 --delta 1e-5
+expect_usage "noisy-cgd: no --steps" "--steps" epsilon $CGD --sigma 1 --epochs 2 --steps 3 --delta 1e-5
+expect_usage "noisy-cgd: --solve steps refused" "--solve" calibrate $CGD --sigma 1 --epochs 2 --solve steps \
+    --epsilon 1 --delta 1e-5
+expect_usage "--batches only with noisy-cgd" "--batches" epsilon --sigma 1 --batches 3 --delta 1e-5
+expect_usage "--mechanism: unknown kind" "--mechanism" epsilon --sigma 1 --mechanism laplace --delta 1e-5
 expect_error "replace-one with sampled gdp is unsupported (exit 1)" 1 "gdp" \
     epsilon --sigma 1 --delta 1e-5 --sampling-rate 0.01 --relation replace-one --accountant gdp
 expect_error "an accountant that cannot handle the mechanism exits 1" 1 "gaussian" \
