@@ -78,8 +78,11 @@ static const struct option_info {
     [OPT_EPS_MIN] = { "eps-min", "A", "the smallest epsilon of the profile, A >= 0 (default 0)" },
     [OPT_EPS_MAX] = { "eps-max", "B", "the largest epsilon of the profile, B > A (default 10)" },
     [OPT_POINTS] = { "points", "N", "number of epsilons, evenly spaced, 2 <= N <= 100000 (default 21)" },
-    [OPT_MECHANISM] = { "mechanism", "KIND", "gaussian (default: Gaussian noise per step, as in DP-SGD) or noisy-cgd "
-                                             "(final iterate of noisy cyclic GD, hidden state)" },
+    [OPT_MECHANISM] = { "mechanism", "KIND", "gaussian (default: Gaussian noise per step, as in DP-SGD), noisy-cgd "
+                                             "(final iterate of noisy cyclic GD, hidden state) or shuffled (eps0-local "
+                                             "randomizers of n users, shuffled)" },
+    [OPT_EPSILON0] = { "epsilon0", "E0", "shuffled: each user's local randomizer is E0-DP, E0 > 0" },
+    [OPT_USERS] = { "users", "N", "shuffled: number of users, 1 <= N <= 1e6 for the numerical bound" },
     [OPT_BATCHES] = { "batches", "K", "noisy-cgd: fixed batches visited cyclically per epoch, K >= 1" },
     [OPT_STEP_SIZE] = { "step-size", "ETA", "noisy-cgd: step size, 0 < ETA < 2/SMOOTHNESS" },
     [OPT_STRONG_CONVEXITY] = { "strong-convexity", "LAM", "noisy-cgd: strong convexity of the loss, LAM > 0" },
@@ -91,7 +94,7 @@ static const struct option_info {
     (OPT_BIT(OPT_SIGMA) | OPT_BIT(OPT_RATE) | OPT_BIT(OPT_BATCH) | OPT_BIT(OPT_DATASET) | \
      OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_EPOCHS) | OPT_BIT(OPT_RELATION) | OPT_BIT(OPT_SAMPLING) |    \
      OPT_BIT(OPT_MECHANISM) | OPT_BIT(OPT_BATCHES) | OPT_BIT(OPT_STEP_SIZE) |                      \
-     OPT_BIT(OPT_STRONG_CONVEXITY) | OPT_BIT(OPT_SMOOTHNESS))
+     OPT_BIT(OPT_STRONG_CONVEXITY) | OPT_BIT(OPT_SMOOTHNESS) | OPT_BIT(OPT_EPSILON0) | OPT_BIT(OPT_USERS))
 #define COMMON_OPTIONS (MECHANISM_OPTIONS | OPT_BIT(OPT_ORDERS) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP))
 /* the subcommands that run accountants take the pld accuracy */
 #define ACCOUNTING_OPTIONS (COMMON_OPTIONS | OPT_BIT(OPT_EPS_ERROR))
@@ -213,7 +216,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
     static const char *const formats[] = { "table", "json", "csv", NULL };
     static const char *const solves[] = { "sigma", "steps", NULL };
     static const char *const samplings[] = { "poisson", "without-replacement", NULL };
-    static const char *const mechanisms[] = { "gaussian", "noisy-cgd", NULL };
+    static const char *const mechanisms[] = { "gaussian", "noisy-cgd", "shuffled", NULL };
     int choice;
     switch (id) {
     case OPT_SIGMA: return parse_real(id, arg, REAL_POSITIVE, &c->sigma);
@@ -235,7 +238,10 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
     case OPT_MECHANISM:
         if ((choice = parse_choice(id, arg, mechanisms)) < 0) return EXIT_USAGE;
         c->noisy_cgd = choice == 1;
+        c->shuffled = choice == 2;
         return EXIT_OK;
+    case OPT_EPSILON0: return parse_real(id, arg, REAL_POSITIVE, &c->epsilon0);
+    case OPT_USERS: return parse_count(id, arg, &c->users);
     case OPT_BATCHES: return parse_count(id, arg, &c->batches);
     case OPT_STEP_SIZE: return parse_real(id, arg, REAL_POSITIVE, &c->step_size);
     case OPT_STRONG_CONVEXITY: return parse_real(id, arg, REAL_POSITIVE, &c->strong_convexity);
@@ -375,7 +381,7 @@ static void print_command_help(const command_info *cmd)
     printf("Usage: dpacct %s %s\n\n%s\n\n", cmd->name, cmd->synopsis, cmd->about);
     static const enum option_id mechanism_group[] = {
         OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION, OPT_SAMPLING,
-        OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE, OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS,
+        OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE, OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS,
     };
     static const enum option_id query_group[] = {
         OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_EPS_ERROR, OPT_EPS_MIN, OPT_EPS_MAX,
@@ -385,7 +391,9 @@ static void print_command_help(const command_info *cmd)
            "Poisson-sampled at rate Q when Q < 1 (or batches of B out of N without\n"
            "replacement), repeated for T steps; or, with --mechanism noisy-cgd, the\n"
            "final iterate of noisy cyclic gradient descent over fixed batches (Bok, Su\n"
-           "& Altschuler 2024), --sigma the noise over the batch gradient's sensitivity.\n"
+           "& Altschuler 2024), --sigma the noise over the batch gradient's sensitivity;\n"
+           "or, with --mechanism shuffled, --users eps0-local randomizers whose outputs\n"
+           "are shuffled (Feldman, McMillan & Talwar 2021; replace-one).\n"
            "\nMechanism:\n");
     for (size_t i = 0; i < sizeof mechanism_group / sizeof mechanism_group[0]; i++)
         print_option_help(cmd, mechanism_group[i]);
@@ -495,6 +503,12 @@ static int conflict(const cli *c, enum option_id a, enum option_id b)
 
 /* Combinations of flags: conflicts first (they are the likelier mistake),
  * then what each subcommand needs. */
+/* --sigma, which every mechanism but the shuffled one needs. */
+static int require_noise(const command_info *cmd, const cli *c)
+{
+    return c->shuffled ? EXIT_OK : require(cmd, c, OPT_SIGMA);
+}
+
 /* --mechanism noisy-cgd: its own flags, none of the sampling ones; the
  * conditions of Bok, Su & Altschuler's theorem checked here so that they
  * are usage errors naming the flag. */
@@ -530,10 +544,36 @@ static int check_noisy_cgd(const command_info *cmd, const cli *c)
     return EXIT_OK;
 }
 
+/* --mechanism shuffled: --epsilon0 and --users, replace-one, nothing of
+ * the Gaussian mechanism's; the sigma search has nothing to search. */
+static int check_shuffled(const command_info *cmd, const cli *c)
+{
+    static const enum option_id own[] = { OPT_EPSILON0, OPT_USERS };
+    static const enum option_id refused[] = { OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS,
+                                              OPT_EPOCHS, OPT_SAMPLING };
+    int st;
+    if (!c->shuffled) {
+        for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+            if (given(c, own[i]))
+                return usage_error("--%s: only with --mechanism shuffled", option_table[own[i]].name);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (given(c, refused[i]))
+            return usage_error("--%s: not with --mechanism shuffled (give --epsilon0 and --users)",
+                               option_table[refused[i]].name);
+    if (cmd->id == CMD_CALIBRATE || cmd->id == CMD_RDP_CURVE)
+        return usage_error("--mechanism: shuffled is not available for '%s'", cmd->name);
+    if ((st = require(cmd, c, OPT_EPSILON0)) || (st = require(cmd, c, OPT_USERS))) return st;
+    if (c->relation != DPA_REPLACE_ONE)
+        return usage_error("--mechanism: shuffled requires --relation replace-one (n users, one's data replaced)");
+    return EXIT_OK;
+}
+
 static int check_combinations(const command_info *cmd, const cli *c)
 {
     int st;
-    if ((st = check_noisy_cgd(cmd, c))) return st;
+    if ((st = check_noisy_cgd(cmd, c)) || (st = check_shuffled(cmd, c))) return st;
     if ((st = conflict(c, OPT_RATE, OPT_BATCH)) || (st = conflict(c, OPT_RATE, OPT_DATASET)) ||
         (st = conflict(c, OPT_STEPS, OPT_EPOCHS)))
         return st;
@@ -553,12 +593,12 @@ static int check_combinations(const command_info *cmd, const cli *c)
                                "a fixed size differ by a replaced record)");
     }
     if (cmd->id == CMD_EPSILON)
-        return (st = require(cmd, c, OPT_SIGMA)) ? st : require(cmd, c, OPT_DELTA);
+        return (st = require_noise(cmd, c)) ? st : require(cmd, c, OPT_DELTA);
     if (cmd->id == CMD_DELTA)
-        return (st = require(cmd, c, OPT_SIGMA)) ? st : require(cmd, c, OPT_EPSILON);
-    if (cmd->id == CMD_RDP_CURVE) return require(cmd, c, OPT_SIGMA);
+        return (st = require_noise(cmd, c)) ? st : require(cmd, c, OPT_EPSILON);
+    if (cmd->id == CMD_RDP_CURVE) return require_noise(cmd, c);
     if (cmd->id == CMD_PROFILE) {
-        if ((st = require(cmd, c, OPT_SIGMA))) return st;
+        if ((st = require_noise(cmd, c))) return st;
         if (!(c->eps_max > c->eps_min))
             return usage_error("--eps-max: must exceed --eps-min (%g), got %g", c->eps_min, c->eps_max);
         if (c->points < 2 || c->points > 100000)
@@ -566,7 +606,7 @@ static int check_combinations(const command_info *cmd, const cli *c)
         return EXIT_OK;
     }
     if (cmd->id == CMD_COMPARE) {
-        if ((st = require(cmd, c, OPT_SIGMA)) || (st = conflict(c, OPT_DELTA, OPT_EPSILON)))
+        if ((st = require_noise(cmd, c)) || (st = conflict(c, OPT_DELTA, OPT_EPSILON)))
             return st;
         if (!given(c, OPT_DELTA) && !given(c, OPT_EPSILON))
             return usage_error("--delta: required by 'compare' (or --epsilon to compare delta)");
@@ -583,7 +623,7 @@ static int check_combinations(const command_info *cmd, const cli *c)
             return usage_error("--steps: cannot be combined with --solve steps (it is what is solved for)");
         if (given(c, OPT_EPOCHS))
             return usage_error("--epochs: cannot be combined with --solve steps (the steps are what is solved for)");
-        return require(cmd, c, OPT_SIGMA);
+        return require_noise(cmd, c);
     }
     return EXIT_OK;
 }
@@ -611,6 +651,10 @@ static int resolve_mechanism(const cli *c, mechanism *m)
     m->batch = c->without_replacement ? c->batch : 0;
     m->dataset = c->without_replacement ? c->dataset : 0;
     m->noisy_cgd = c->noisy_cgd;
+    m->shuffled = c->shuffled;
+    m->epsilon0 = c->epsilon0;
+    m->users = c->users;
+    if (c->shuffled) return EXIT_OK;
     if (c->noisy_cgd) {
         m->batches = c->batches;
         m->step_size = c->step_size;

@@ -22,7 +22,7 @@ enum option_id {
     OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION,
     OPT_SAMPLING, OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_FORMAT, OPT_EPS_ERROR,
     OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE,
-    OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_HELP, OPT_COUNT
+    OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS, OPT_HELP, OPT_COUNT
 };
 
 /* at most this many Renyi orders on the command line */
@@ -38,6 +38,9 @@ typedef struct cli {
     dpa_relation relation;
     int without_replacement; /* --sampling without-replacement */
     int noisy_cgd;           /* --mechanism noisy-cgd */
+    int shuffled;            /* --mechanism shuffled */
+    double epsilon0;         /* shuffled: --epsilon0 */
+    uint64_t users;          /* shuffled: --users */
     uint64_t batches;        /* noisy-cgd: --batches */
     double step_size, strong_convexity, smoothness; /* noisy-cgd */
     const char *accountant; /* NULL: choose one */
@@ -60,6 +63,10 @@ typedef struct mechanism {
     int noisy_cgd;
     uint64_t batches;
     double step_size, strong_convexity, smoothness;
+    /* --mechanism shuffled: n users' eps0-local randomizers, shuffled */
+    int shuffled;
+    double epsilon0;
+    uint64_t users;
 } mechanism;
 
 /* The subcommands; CMD_NONE: nothing to run (help or the version was printed). */

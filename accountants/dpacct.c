@@ -65,6 +65,7 @@ static void set_error(dpa_error *err, int status, const char *fmt, ...)
  * with the first error and nothing leaks. */
 static dpa_event *build_event(const mechanism *m, dpa_error *err)
 {
+    if (m->shuffled) return dpa_event_shuffled(m->epsilon0, m->users, err);
     if (m->noisy_cgd) {
         /* noise multiplier sigma: noise std over the batch gradient's sensitivity */
         dpa_noisy_cgd_params p = { m->strong_convexity, m->smoothness, m->step_size, 1.0, m->sigma,
@@ -117,7 +118,8 @@ static dpa_event *event_and_method(const cli *c, const mechanism *m, dpa_options
     make_options(c, opt);
     dpa_event *e = build_event(m, err);
     if (!e) return NULL;
-    *method = c->accountant ? c->accountant : default_accountant(e, opt, err);
+    /* a shuffled mechanism has one accountant, whose refusals say why */
+    *method = c->accountant ? c->accountant : m->shuffled ? "shuffle" : default_accountant(e, opt, err);
     if (*method) return e;
     dpa_event_free(e);
     return NULL;
@@ -168,8 +170,9 @@ static int cmd_compare(const cli *c, const mechanism *m)
     const char *const *names = dpa_accountant_names();
     size_t n = 0;
     while (names[n]) n++;
-    /* noisy-cgd: one more row, the same noise without the hidden state */
-    result *rows = calloc(n + 1, sizeof *rows);
+    /* one more row for noisy-cgd (the same noise without the hidden
+     * state), two for shuffled (the closed form, the local guarantee) */
+    result *rows = calloc(n + 2, sizeof *rows);
     if (!rows) {
         set_error(&err, DPA_ENOMEM, "out of memory");
         return library_error(&err);
@@ -185,6 +188,25 @@ static int cmd_compare(const cli *c, const mechanism *m)
         failed |= rows[i].failed;
     }
     size_t n_rows = n;
+    if (m->shuffled && qs.kind == QUERY_EPSILON) {
+        /* FMT21's closed form, where its condition holds, and the local
+         * guarantee alone (each user's data passes one eps0-DP randomizer) */
+        result *cf = &rows[n_rows++];
+        cf->method = "closed form";
+        cf->supported = 1;
+        double eps;
+        dpa_error cerr = { 0 };
+        if (dpa_shuffle_closed_form(m->epsilon0, m->users, qs.at, &eps, &cerr) == DPA_OK)
+            cf->bound = (dpa_bound){ 0.0, eps, eps, 0.0, DPA_NO_LOWER };
+        else {
+            cf->supported = 0;
+            snprintf(cf->reason, sizeof cf->reason, "%s", cerr.message);
+        }
+        result *local = &rows[n_rows++];
+        local->method = "local";
+        local->supported = 1;
+        local->bound = (dpa_bound){ 0.0, m->epsilon0, m->epsilon0, 0.0, DPA_NO_LOWER };
+    }
     if (m->noisy_cgd) {
         /* The same data use if every iterate were released: each example is
          * in one batch per epoch, a Gaussian step of multiplier sigma, so E
@@ -208,6 +230,9 @@ static int cmd_compare(const cli *c, const mechanism *m)
     if (m->noisy_cgd && c->format == FORMAT_TABLE)
         printf("composition: the same noisy steps with every iterate released (%" PRIu64
                " Gaussian steps per example).\n", m->steps);
+    if (m->shuffled && c->format == FORMAT_TABLE && qs.kind == QUERY_EPSILON)
+        printf("closed form: Feldman, McMillan & Talwar 2021, Thm 3.1; local: eps0, the guarantee without "
+               "shuffling.\n");
     free(rows);
     return failed ? EXIT_LIBRARY : EXIT_OK;
 }

@@ -152,8 +152,13 @@ dpa_event *dpa_event_noisy_cgd(const dpa_noisy_cgd_params *p, dpa_error *err);
  * / (1 - c^k)^2 (1 - c^{k(E-1)}) / (1 + c^{k(E-1)})), c = max(|1 - eta m|,
  * |1 - eta M|), k batches, E epochs; rounded up. */
 int dpa_noisy_cgd_mu(const dpa_noisy_cgd_params *p, double *mu, dpa_error *err);
-/* n users each applying an eps0-local randomizer, outputs shuffled. */
+/* n users each applying an eps0-local randomizer, outputs shuffled
+ * (replace-one: one user's data replaced); the "shuffle" accountant. */
 dpa_event *dpa_event_shuffled(double epsilon0, uint64_t n, dpa_error *err);
+/* The closed form of Feldman, McMillan & Talwar 2021 (Thm 3.1) for that
+ * event: the eps at delta, DPA_EINVAL outside its validity condition
+ * eps0 <= log(n / (16 log(4/delta))), which the error message states. */
+int dpa_shuffle_closed_form(double epsilon0, uint64_t n, double delta, double *epsilon, dpa_error *err);
 
 /* Wrappers (own `inner`, also on failure). */
 dpa_event *dpa_event_poisson_sampled(double q, dpa_event *inner, dpa_error *err);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <mpfr.h>
+#include <stdlib.h>
 
 #define PREC 512
 
@@ -297,6 +298,109 @@ double ref_noisy_cgd_mu(double s_over_sigma, double x, unsigned long k, unsigned
     mpfr_mul_d(a, a, s_over_sigma, MPFR_RNDN);
     double out = mpfr_get_d(a, MPFR_RNDN);
     mpfr_clears(c, ck, ckE, a, b, t, (mpfr_ptr)0);
+    return out;
+}
+
+/* ---- shuffling ------------------------------------------------------------------- */
+
+double ref_shuffle_delta(double eps0, unsigned long n, double eps)
+{
+    mpfr_t p, q1, al, ee, w, b0, b1, row_prev, pk, qk, acc, t, ratio;
+    mpfr_inits2(256, p, q1, al, ee, w, b0, b1, row_prev, pk, qk, acc, t, ratio, (mpfr_ptr)0);
+    mpfr_set_d(p, -eps0, MPFR_RNDN);
+    mpfr_exp(p, p, MPFR_RNDN);                        /* p = e^-eps0 */
+    mpfr_ui_sub(q1, 1, p, MPFR_RNDN);                 /* 1 - p */
+    mpfr_add_ui(al, p, 1, MPFR_RNDN);
+    mpfr_ui_div(al, 1, al, MPFR_RNDN);                /* alpha = 1/(1 + e^-eps0) */
+    mpfr_set_d(ee, eps, MPFR_RNDN);
+    mpfr_exp(ee, ee, MPFR_RNDN);
+    mpfr_set_ui(acc, 0, MPFR_RNDN);
+    mpfr_pow_ui(w, q1, n - 1, MPFR_RNDN);             /* Pr(C = 0) */
+    mpfr_div(ratio, p, q1, MPFR_RNDN);
+    /* binomial row of Bin(c, 1/2), grown one c at a time */
+    mpfr_t *row = malloc((n + 1) * sizeof *row);
+    for (unsigned long i = 0; i <= n; i++) {
+        mpfr_init2(row[i], 256);
+        mpfr_set_ui(row[i], 0, MPFR_RNDN);
+    }
+    mpfr_set_ui(row[0], 1, MPFR_RNDN);
+    for (unsigned long c = 0; c < n; c++) {
+        if (c > 0) {                                   /* row_c from row_{c-1}: Pascal, halved */
+            for (unsigned long k = c; k >= 1; k--) {
+                mpfr_add(row[k], row[k], row[k - 1], MPFR_RNDN);
+                mpfr_div_ui(row[k], row[k], 2, MPFR_RNDN);
+            }
+            mpfr_div_ui(row[0], row[0], 2, MPFR_RNDN);
+        }
+        mpfr_set_ui(t, 0, MPFR_RNDN);                  /* sum_k (P - e^eps Q)_+ */
+        for (unsigned long k = 0; k <= c + 1; k++) {
+            if (k <= c) mpfr_set(b0, row[k], MPFR_RNDN); else mpfr_set_ui(b0, 0, MPFR_RNDN);
+            if (k >= 1) mpfr_set(b1, row[k - 1], MPFR_RNDN); else mpfr_set_ui(b1, 0, MPFR_RNDN);
+            mpfr_ui_sub(row_prev, 1, al, MPFR_RNDN);   /* 1 - alpha */
+            mpfr_mul(pk, al, b0, MPFR_RNDN);
+            mpfr_fma(pk, row_prev, b1, pk, MPFR_RNDN); /* alpha b(k) + (1-alpha) b(k-1) */
+            mpfr_mul(qk, row_prev, b0, MPFR_RNDN);
+            mpfr_fma(qk, al, b1, qk, MPFR_RNDN);       /* (1-alpha) b(k) + alpha b(k-1) */
+            mpfr_mul(qk, qk, ee, MPFR_RNDN);
+            mpfr_sub(pk, pk, qk, MPFR_RNDN);
+            if (mpfr_sgn(pk) > 0) mpfr_add(t, t, pk, MPFR_RNDN);
+        }
+        mpfr_fma(acc, w, t, acc, MPFR_RNDN);
+        /* Pr(C = c + 1) = Pr(C = c) (n - 1 - c)/(c + 1) p/(1 - p) */
+        mpfr_mul_ui(w, w, n - 1 - c, MPFR_RNDN);
+        mpfr_div_ui(w, w, c + 1, MPFR_RNDN);
+        mpfr_mul(w, w, ratio, MPFR_RNDN);
+    }
+    double out = mpfr_get_d(acc, MPFR_RNDN);
+    for (unsigned long i = 0; i <= n; i++) mpfr_clear(row[i]);
+    free(row);
+    mpfr_clears(p, q1, al, ee, w, b0, b1, row_prev, pk, qk, acc, t, ratio, (mpfr_ptr)0);
+    return out;
+}
+
+static void half_pmf(mpfr_t out, unsigned long c, unsigned long k)
+{
+    mpfr_t t;
+    mpfr_init2(t, 200);
+    mpfr_set_ui(out, c + 1, MPFR_RNDN);
+    mpfr_lngamma(out, out, MPFR_RNDN);
+    mpfr_set_ui(t, k + 1, MPFR_RNDN);
+    mpfr_lngamma(t, t, MPFR_RNDN);
+    mpfr_sub(out, out, t, MPFR_RNDN);
+    mpfr_set_ui(t, c - k + 1, MPFR_RNDN);
+    mpfr_lngamma(t, t, MPFR_RNDN);
+    mpfr_sub(out, out, t, MPFR_RNDN);
+    mpfr_const_log2(t, MPFR_RNDN);
+    mpfr_mul_ui(t, t, c, MPFR_RNDN);
+    mpfr_sub(out, out, t, MPFR_RNDN);
+    mpfr_exp(out, out, MPFR_RNDN);
+    mpfr_clear(t);
+}
+
+double ref_binomial_half_pmf(unsigned long c, unsigned long k)
+{
+    mpfr_t v;
+    mpfr_init2(v, 200);
+    half_pmf(v, c, k);
+    double out = mpfr_get_d(v, MPFR_RNDN);
+    mpfr_clear(v);
+    return out;
+}
+
+double ref_binomial_half_cdf(unsigned long c, unsigned long k)
+{
+    mpfr_t term, sum;
+    mpfr_inits2(200, term, sum, (mpfr_ptr)0);
+    half_pmf(term, c, k);
+    mpfr_set(sum, term, MPFR_RNDN);
+    for (unsigned long m = k; m > 0; m--) {          /* b(m - 1) = b(m) m / (c - m + 1) */
+        mpfr_mul_ui(term, term, m, MPFR_RNDN);
+        mpfr_div_ui(term, term, c - m + 1, MPFR_RNDN);
+        mpfr_add(sum, sum, term, MPFR_RNDN);
+        if (mpfr_get_exp(term) < mpfr_get_exp(sum) - 140) break;   /* below 2^-140 of the sum */
+    }
+    double out = mpfr_get_d(sum, MPFR_RNDN);
+    mpfr_clears(term, sum, (mpfr_ptr)0);
     return out;
 }
 

@@ -32,6 +32,13 @@ double ref_sgm_rdp_reverse(double q, double sigma, double alpha);
  * from the formula, with c = 1 - x: (s_over_sigma) sqrt(1 + c^{2k-2}
  * (1 - c^2)/(1 - c^k)^2 (1 - c^{k(E-1)})/(1 + c^{k(E-1)})). */
 double ref_noisy_cgd_mu(double s_over_sigma, double x, unsigned long k, unsigned long E);
+/* Shuffling (Feldman, McMillan & Talwar 2021): delta(eps) of the clones
+ * pair, sum_c Bin(n-1, e^-eps0)(c) sum_k (P_c(k) - e^eps Q_c(k))_+, every
+ * term enumerated at 256 bits (O(n^2): small n only). */
+double ref_shuffle_delta(double eps0, unsigned long n, double eps);
+/* Bin(c, 1/2) at k: the pmf and the CDF (summed from k down), at 200 bits. */
+double ref_binomial_half_pmf(unsigned long c, unsigned long k);
+double ref_binomial_half_cdf(unsigned long c, unsigned long k);
 /* Relative difference |x - ref| / |ref| (0 when both are 0). */
 double rel_err(double x, double ref);
 

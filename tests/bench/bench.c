@@ -176,6 +176,36 @@ static void pld_benches(void)
     dpa_event_free(g.event);
 }
 
+/* Shuffling: the clones bound for eps0 = 1 at delta = 1e-6 as the number of
+ * users grows (the window of Bin(n-1, e^-1) grows like sqrt(n)). */
+struct shuffle_case { uint64_t n; dpa_bound b; };
+
+static void shuffle_query(void *p)
+{
+    struct shuffle_case *c = p;
+    dpa_error err = { 0 };
+    dpa_options opt;
+    dpa_options_init(&opt);
+    opt.relation = DPA_REPLACE_ONE;
+    dpa_accountant *a = dpa_accountant_new("shuffle", &opt, &err);
+    dpa_event *e = dpa_event_shuffled(1.0, c->n, &err);
+    if (!a || !e || dpa_accountant_compose(a, e, &err) || dpa_accountant_epsilon(a, 1e-6, &c->b, &err)) die(&err);
+    dpa_event_free(e);
+    dpa_accountant_free(a);
+}
+
+static void shuffle_benches(void)
+{
+    const uint64_t ns[] = { 1000, 100000, 1000000 };
+    for (int i = 0; i < 3; i++) {
+        struct shuffle_case c = { .n = ns[i] };
+        char size[64];
+        snprintf(size, sizeof size, "eps0=1, n=%llu", (unsigned long long)ns[i]);
+        report("shuffle: eps(delta=1e-6), clones bound", size, shuffle_query, &c);
+        printf("     %-40s eps in [%.6g, %.6g]\n", "", c.b.lower, c.b.upper);
+    }
+}
+
 int main(void)
 {
     dpa_error err = { 0 };
@@ -227,5 +257,6 @@ int main(void)
         report("calibrate sigma, rdp accountant", size, calibrate, &c);
     }
     pld_benches();
+    shuffle_benches();
     return 0;
 }

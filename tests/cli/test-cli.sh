@@ -308,9 +308,31 @@ pld_upper=$(field upper)
 run epsilon --sigma 1.1 --delta 1e-5 --batch-size 256 --dataset-size 60000 --epochs 60 \
     --sampling without-replacement --relation replace-one --accountant rdp
 check "without replacement: pld below rdp (WBK 2019)" 'v1 < v2 && v1 > 0' "$pld_upper" "$(field upper)"
-for flag in --sampling --mechanism --batches --step-size --strong-convexity --smoothness --eps-error; do
+for flag in --sampling --mechanism --batches --step-size --strong-convexity --smoothness --epsilon0 --users \
+    --eps-error; do
     expect_ok "epsilon --help lists $flag" "^  $flag " epsilon --help
 done
+# ---- --mechanism shuffled ---------------------------------------------------------
+SHUF="--mechanism shuffled --epsilon0 1 --users 10000 --relation replace-one"
+run compare $SHUF --delta 1e-6
+num_shuffle=$(awk '$1 == "shuffle" { print $2 }' "$TMP/out")
+num_closed=$(awk '$1 == "closed" && $2 == "form" { print $3 }' "$TMP/out")
+num_local=$(awk '$1 == "local" { print $2 }' "$TMP/out")
+check "shuffled: numerical < closed form < local (FMT21 Thm 3.1 valid here)" 'v1 > 0 && v1 < v2 && v2 < v3' \
+    "$num_shuffle" "$num_closed" "$num_local"
+expect_ok "shuffled: the closed form's condition is stated where it fails" 'log\(n / \(16 log\(4/delta\)\)\)' \
+    compare --mechanism shuffled --epsilon0 8 --users 1000 --relation replace-one --delta 1e-6
+expect_ok "shuffled: delta at eps" '^upper ' delta $SHUF --epsilon 0.05
+expect_usage "shuffled needs replace-one" "--mechanism" epsilon --mechanism shuffled --epsilon0 1 --users 100 \
+    --delta 1e-6
+expect_usage "shuffled needs --users" "--users" epsilon --mechanism shuffled --epsilon0 1 --relation replace-one \
+    --delta 1e-6
+expect_usage "shuffled takes no --sigma" "--sigma" epsilon $SHUF --sigma 1 --delta 1e-6
+expect_usage "--epsilon0 only with shuffled" "--epsilon0" epsilon --sigma 1 --epsilon0 1 --delta 1e-6
+expect_usage "shuffled: no calibration" "--mechanism" calibrate $SHUF --epsilon 1 --delta 1e-6
+expect_error "shuffled: more than 1e6 users is refused (exit 1)" 1 "1e6" \
+    epsilon --mechanism shuffled --epsilon0 1 --users 2000000 --relation replace-one --delta 1e-6
+
 # ---- --mechanism noisy-cgd (hidden state) ---------------------------------------
 # ../shared/notes/noisycgd-seed-001.md 2.6: k = 60, E = 400, eta lambda = 1e-4,
 # multiplier 15 in the note's units (2/15 per batch gradient, i.e. 7.5 here):
@@ -346,8 +368,12 @@ expect_error "replace-one with sampled gdp is unsupported (exit 1)" 1 "gdp" \
 expect_error "an accountant that cannot handle the mechanism exits 1" 1 "gaussian" \
     epsilon --sigma 1 --delta 1e-5 --sampling-rate 0.01 --accountant gaussian
 for name in $ACCOUNTANTS; do
-    expect_ok "--accountant $name" "^method +$name\$" \
-        epsilon --sigma 1 --delta 1e-5 --accountant "$name"
+    if [ "$name" = shuffle ]; then    # accounts for shuffled randomizers only
+        expect_ok "--accountant $name" "^method +$name\$" epsilon --mechanism shuffled --epsilon0 1 --users 100 \
+            --relation replace-one --delta 1e-5 --accountant "$name"
+    else
+        expect_ok "--accountant $name" "^method +$name\$" epsilon --sigma 1 --delta 1e-5 --accountant "$name"
+    fi
 done
 
 # ---- --format ----------------------------------------------------------------
