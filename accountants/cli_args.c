@@ -71,7 +71,7 @@ static const struct option_info {
     [OPT_DELTA] = { "delta", "D", "delta, 0 < D < 1" },
     [OPT_EPSILON] = { "epsilon", "EPS", "epsilon, EPS >= 0" },
     [OPT_ACCOUNTANT] = { "accountant", "NAME", "accounting method (default: the first that supports the mechanism)" },
-    [OPT_SOLVE] = { "solve", "WHAT", "what to solve for: sigma (default) or steps" },
+    [OPT_SOLVE] = { "solve", "WHAT", "what to solve for: sigma (default), steps, or strong-convexity (noisy-cgd)" },
     [OPT_ORDERS] = { "orders", "LIST", "rdp: comma-separated Renyi orders > 1 (default: 94 from 1.25 to 1024)" },
     [OPT_FORMAT] = { "format", "FMT", "output format: table (default), json or csv" },
     [OPT_EPS_ERROR] = { "eps-error", "X", "pld: largest bracket width relative to the answer, 0 < X < 1 (default 1e-3)" },
@@ -214,7 +214,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
 {
     static const char *const relations[] = { "add-remove", "replace-one", NULL };
     static const char *const formats[] = { "table", "json", "csv", NULL };
-    static const char *const solves[] = { "sigma", "steps", NULL };
+    static const char *const solves[] = { "sigma", "steps", "strong-convexity", NULL };
     static const char *const samplings[] = { "poisson", "without-replacement", NULL };
     static const char *const mechanisms[] = { "gaussian", "noisy-cgd", "shuffled", NULL };
     int choice;
@@ -514,14 +514,16 @@ static int require_noise(const command_info *cmd, const cli *c)
  * are usage errors naming the flag. */
 static int check_noisy_cgd(const command_info *cmd, const cli *c)
 {
-    static const enum option_id needed[] = { OPT_BATCHES, OPT_EPOCHS, OPT_STEP_SIZE, OPT_STRONG_CONVEXITY };
+    static const enum option_id needed[] = { OPT_BATCHES, OPT_EPOCHS, OPT_STEP_SIZE };
     static const enum option_id refused[] = { OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_SAMPLING };
     static const enum option_id own[] = { OPT_BATCHES, OPT_STEP_SIZE, OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS };
     int st;
+    int solving = cmd->id == CMD_CALIBRATE && c->solve == SOLVE_STRONG_CONVEXITY;
     if (!c->noisy_cgd) {
         for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
             if (given(c, own[i]))
                 return usage_error("--%s: only with --mechanism noisy-cgd", option_table[own[i]].name);
+        if (solving) return usage_error("--solve: strong-convexity only with --mechanism noisy-cgd");
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
@@ -534,6 +536,16 @@ static int check_noisy_cgd(const command_info *cmd, const cli *c)
         if ((st = require(cmd, c, needed[i]))) return st;
     if (c->epochs != floor(c->epochs) || !(c->epochs < 9.2e18))
         return usage_error("--epochs: noisy-cgd runs a whole number of epochs below 2^63, got %g", c->epochs);
+    if (solving) {
+        if (given(c, OPT_STRONG_CONVEXITY))
+            return usage_error("--strong-convexity: cannot be combined with --solve strong-convexity (it is what "
+                               "is solved for)");
+        if (given(c, OPT_SMOOTHNESS) && !(c->step_size < 2.0 / c->smoothness))
+            return usage_error("--step-size: must be below 2/smoothness = %g for the iteration to contract, got %g",
+                               2.0 / c->smoothness, c->step_size);
+        return require(cmd, c, OPT_SIGMA);
+    }
+    if ((st = require(cmd, c, OPT_STRONG_CONVEXITY))) return st;
     double beta = given(c, OPT_SMOOTHNESS) ? c->smoothness : c->strong_convexity;
     if (beta < c->strong_convexity)
         return usage_error("--smoothness: must be at least --strong-convexity (%g), got %g", c->strong_convexity,
@@ -616,6 +628,7 @@ static int check_combinations(const command_info *cmd, const cli *c)
     if ((st = require(cmd, c, OPT_EPSILON)) || (st = require(cmd, c, OPT_DELTA))) return st;
     if (!(c->epsilon > 0.0))
         return usage_error("--epsilon: the target of 'calibrate' must be positive, got 0");
+    if (c->solve == SOLVE_STRONG_CONVEXITY) return EXIT_OK;   /* checked with noisy-cgd */
     if (c->solve == SOLVE_SIGMA && given(c, OPT_SIGMA))
         return usage_error("--sigma: cannot be combined with --solve sigma (it is what is solved for)");
     if (c->solve == SOLVE_STEPS) {
@@ -660,6 +673,7 @@ static int resolve_mechanism(const cli *c, mechanism *m)
         m->step_size = c->step_size;
         m->strong_convexity = c->strong_convexity;
         m->smoothness = given(c, OPT_SMOOTHNESS) ? c->smoothness : c->strong_convexity;
+        m->smoothness_follows = !given(c, OPT_SMOOTHNESS);
         m->steps = (uint64_t)c->epochs;      /* whole epochs, checked */
         return EXIT_OK;
     }

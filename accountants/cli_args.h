@@ -16,7 +16,7 @@
 /* The exit statuses of dpacct. */
 enum { EXIT_OK = 0, EXIT_LIBRARY = 1, EXIT_USAGE = 2 };
 
-typedef enum { SOLVE_SIGMA, SOLVE_STEPS } solve_target;
+typedef enum { SOLVE_SIGMA, SOLVE_STEPS, SOLVE_STRONG_CONVEXITY } solve_target;
 
 enum option_id {
     OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION,
@@ -63,6 +63,7 @@ typedef struct mechanism {
     int noisy_cgd;
     uint64_t batches;
     double step_size, strong_convexity, smoothness;
+    int smoothness_follows;  /* no --smoothness: smoothness = strong convexity */
     /* --mechanism shuffled: n users' eps0-local randomizers, shuffled */
     int shuffled;
     double epsilon0;

@@ -255,6 +255,11 @@ static dpa_event *mechanism_family(double param, void *ctx, dpa_error *err)
         m.sigma = param;
         return build_event(&m, err);
     }
+    if (f->solve == SOLVE_STRONG_CONVEXITY) {
+        m.strong_convexity = param;
+        if (m.smoothness_follows) m.smoothness = param;
+        return build_event(&m, err);
+    }
     if (!(param >= 1.0 && param < 18446744073709551616.0)) {
         set_error(err, DPA_EINVAL, "calibrate: step count %g out of range", param);
         return NULL;
@@ -266,7 +271,7 @@ static dpa_event *mechanism_family(double param, void *ctx, dpa_error *err)
 static void print_calibration(const cli *c, const char *method, const char *mech,
                               const dpa_calibration *cal)
 {
-    const int steps = c->solve == SOLVE_STEPS;
+    const int steps = c->solve == SOLVE_STEPS, lambda = c->solve == SOLVE_STRONG_CONVEXITY;
     char value[NUMBER_SIZE], fails[NUMBER_SIZE], eps_v[NUMBER_SIZE], eps_f[NUMBER_SIZE],
         tol[NUMBER_SIZE], target[NUMBER_SIZE], delta[NUMBER_SIZE];
     /* The printed noise is rounded up and the failing noise down: with
@@ -282,7 +287,7 @@ static void print_calibration(const cli *c, const char *method, const char *mech
     fmt_plain(steps ? 1.0 : cal->rel_tol, tol);
     fmt_plain(c->epsilon, target);
     fmt_plain(c->delta, delta);
-    const char *what = steps ? "steps" : "sigma";
+    const char *what = steps ? "steps" : lambda ? "strong-convexity" : "sigma";
     const char *tol_kind = steps ? "absolute" : "relative";
 
     if (c->format == FORMAT_JSON) {
@@ -311,7 +316,7 @@ static void print_calibration(const cli *c, const char *method, const char *mech
         printf("%-17s %s\n", "relation", relation_name(c->relation));
         printf("%-17s %s\n", "method", method);
         printf("%-17s epsilon %s at delta %s\n", "target", target, delta);
-        printf("%-17s %s (%s)\n", steps ? "steps" : "noise multiplier", value,
+        printf("%-17s %s (%s)\n", steps ? "steps" : lambda ? "strong convexity" : "noise multiplier", value,
                steps ? "the largest found that meets the target"
                      : "the smallest found that meets the target");
         if (isnan(cal->fails)) printf("%-17s none (every value searched meets the target)\n", "fails at");
@@ -337,6 +342,17 @@ static int cmd_calibrate(const cli *c, const mechanism *m)
         cal.hi = 1000.0;
         cal.limit_lo = 1.0;
         cal.limit_hi = 1e15;
+    } else if (c->solve == SOLVE_STRONG_CONVEXITY) {
+        /* eps decreases in lambda while c = max(|1 - eta lambda|, |1 - eta beta|)
+         * does: up to eta lambda = 1, and up to beta (lambda <= beta) when the
+         * smoothness is given; the smallest lambda meeting the target. */
+        dpa_calibration_init(&cal, DPA_SEARCH_SMALLEST);
+        double top = 1.0 / m->step_size;
+        if (!m->smoothness_follows) top = fmin(top, m->smoothness);
+        cal.limit_hi = top;
+        cal.limit_lo = top * 1e-15;
+        cal.hi = top;
+        cal.lo = top * 1e-6;
     } else {
         dpa_calibration_init(&cal, DPA_SEARCH_SMALLEST);
         cal.lo = 0.1;

@@ -349,6 +349,21 @@ expect_ok "noisy-cgd: compare shows the composition of the same steps" '^composi
 run calibrate $CGD --epochs 400 --delta 1e-5 --epsilon 1.196307
 check "noisy-cgd: calibrate finds the multiplier back (7.5)" 'v1 >= 7.4999 && v1 <= 7.5001' \
     "$(awk '$1 == "noise" && $2 == "multiplier" { print $3; exit }' "$TMP/out")"
+# the note's calibrated eta lambda (E = 400, k = 60, eta = 1e-3): 5.61e-5 for
+# eps 1.33 and 5.76e-5 for 1.3257 (multiplier 15 there, 7.5 here), 3.76e-5
+# for eps 4.76 (multiplier 5 there, 2.5 here); three digits
+for spec in "7.5 1.33 0.0561" "7.5 1.3257 0.0576" "2.5 4.76 0.0376"; do
+    set -- $spec
+    run calibrate --mechanism noisy-cgd --solve strong-convexity --sigma "$1" --batches 60 --epochs 400 \
+        --step-size 1e-3 --epsilon "$2" --delta 1e-5
+    check "noisy-cgd: calibrated strong convexity for eps $2 is the note's $3" \
+        'v1 >= v2 * 0.99911 && v1 <= v2 * 1.00089' \
+        "$(awk '$1 == "strong" && $2 == "convexity" { print $3; exit }' "$TMP/out")" "$3"
+done
+expect_usage "--solve strong-convexity with --strong-convexity" "--strong-convexity" calibrate $CGD --sigma 1 \
+    --epochs 2 --solve strong-convexity --epsilon 1 --delta 1e-5
+expect_usage "--solve strong-convexity needs noisy-cgd" "--solve" calibrate --sigma 1 --solve strong-convexity \
+    --epsilon 1 --delta 1e-5
 expect_usage "noisy-cgd needs --batches" "--batches" epsilon --mechanism noisy-cgd --sigma 1 --epochs 2 \
     --step-size 0.1 --strong-convexity 1 --delta 1e-5
 expect_usage "noisy-cgd: step size must contract" "--step-size" epsilon $CGD --sigma 1 --epochs 2 \
