@@ -83,6 +83,8 @@ static const struct option_info {
                                              "randomizers of n users, shuffled)" },
     [OPT_EPSILON0] = { "epsilon0", "E0", "shuffled: each user's local randomizer is E0-DP, E0 > 0" },
     [OPT_USERS] = { "users", "N", "shuffled: number of users, 1 <= N <= 1e6 for the numerical bound" },
+    [OPT_TUNING_RUNS] = { "tuning-runs", "M", "private tuning: the whole run repeated Poisson(M) times, the best "
+                                              "released (Papernot & Steinke 2022), M > 0" },
     [OPT_BATCHES] = { "batches", "K", "noisy-cgd: fixed batches visited cyclically per epoch, K >= 1" },
     [OPT_STEP_SIZE] = { "step-size", "ETA", "noisy-cgd: step size, 0 < ETA < 2/SMOOTHNESS" },
     [OPT_STRONG_CONVEXITY] = { "strong-convexity", "LAM", "noisy-cgd: strong convexity of the loss, LAM > 0" },
@@ -94,7 +96,8 @@ static const struct option_info {
     (OPT_BIT(OPT_SIGMA) | OPT_BIT(OPT_RATE) | OPT_BIT(OPT_BATCH) | OPT_BIT(OPT_DATASET) | \
      OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_EPOCHS) | OPT_BIT(OPT_RELATION) | OPT_BIT(OPT_SAMPLING) |    \
      OPT_BIT(OPT_MECHANISM) | OPT_BIT(OPT_BATCHES) | OPT_BIT(OPT_STEP_SIZE) |                      \
-     OPT_BIT(OPT_STRONG_CONVEXITY) | OPT_BIT(OPT_SMOOTHNESS) | OPT_BIT(OPT_EPSILON0) | OPT_BIT(OPT_USERS))
+     OPT_BIT(OPT_STRONG_CONVEXITY) | OPT_BIT(OPT_SMOOTHNESS) | OPT_BIT(OPT_EPSILON0) | OPT_BIT(OPT_USERS) |   \
+     OPT_BIT(OPT_TUNING_RUNS))
 #define COMMON_OPTIONS (MECHANISM_OPTIONS | OPT_BIT(OPT_ORDERS) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP))
 /* the subcommands that run accountants take the pld accuracy */
 #define ACCOUNTING_OPTIONS (COMMON_OPTIONS | OPT_BIT(OPT_EPS_ERROR))
@@ -242,6 +245,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
         return EXIT_OK;
     case OPT_EPSILON0: return parse_real(id, arg, REAL_POSITIVE, &c->epsilon0);
     case OPT_USERS: return parse_count(id, arg, &c->users);
+    case OPT_TUNING_RUNS: return parse_real(id, arg, REAL_POSITIVE, &c->tuning_runs);
     case OPT_BATCHES: return parse_count(id, arg, &c->batches);
     case OPT_STEP_SIZE: return parse_real(id, arg, REAL_POSITIVE, &c->step_size);
     case OPT_STRONG_CONVEXITY: return parse_real(id, arg, REAL_POSITIVE, &c->strong_convexity);
@@ -382,6 +386,7 @@ static void print_command_help(const command_info *cmd)
     static const enum option_id mechanism_group[] = {
         OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION, OPT_SAMPLING,
         OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE, OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS,
+        OPT_TUNING_RUNS,
     };
     static const enum option_id query_group[] = {
         OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_EPS_ERROR, OPT_EPS_MIN, OPT_EPS_MAX,
@@ -664,6 +669,7 @@ static int resolve_mechanism(const cli *c, mechanism *m)
     m->batch = c->without_replacement ? c->batch : 0;
     m->dataset = c->without_replacement ? c->dataset : 0;
     m->noisy_cgd = c->noisy_cgd;
+    m->tuning_runs = c->tuning_runs;
     m->shuffled = c->shuffled;
     m->epsilon0 = c->epsilon0;
     m->users = c->users;

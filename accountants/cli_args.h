@@ -22,7 +22,7 @@ enum option_id {
     OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION,
     OPT_SAMPLING, OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_FORMAT, OPT_EPS_ERROR,
     OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE,
-    OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS, OPT_HELP, OPT_COUNT
+    OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS, OPT_TUNING_RUNS, OPT_HELP, OPT_COUNT
 };
 
 /* at most this many Renyi orders on the command line */
@@ -40,6 +40,7 @@ typedef struct cli {
     int noisy_cgd;           /* --mechanism noisy-cgd */
     int shuffled;            /* --mechanism shuffled */
     double epsilon0;         /* shuffled: --epsilon0 */
+    double tuning_runs;      /* --tuning-runs: Poisson mean of the tuning runs */
     uint64_t users;          /* shuffled: --users */
     uint64_t batches;        /* noisy-cgd: --batches */
     double step_size, strong_convexity, smoothness; /* noisy-cgd */
@@ -68,6 +69,8 @@ typedef struct mechanism {
     int shuffled;
     double epsilon0;
     uint64_t users;
+    /* > 0: the whole run repeated Poisson(tuning_runs) times, the best kept */
+    double tuning_runs;
 } mechanism;
 
 /* The subcommands; CMD_NONE: nothing to run (help or the version was printed). */

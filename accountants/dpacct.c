@@ -63,7 +63,15 @@ static void set_error(dpa_error *err, int status, const char *fmt, ...)
  * or the final iterate of noisy cyclic GD over `steps` epochs.
  * The wrappers own their child also when they fail, so a NULL propagates
  * with the first error and nothing leaks. */
+static dpa_event *build_event_untuned(const mechanism *m, dpa_error *err);
 static dpa_event *build_event(const mechanism *m, dpa_error *err)
+{
+    dpa_event *e = build_event_untuned(m, err);
+    if (m->tuning_runs > 0.0) e = dpa_event_repeated_selected(e, DPA_REPEAT_POISSON, m->tuning_runs, 0.0, err);
+    return e;
+}
+
+static dpa_event *build_event_untuned(const mechanism *m, dpa_error *err)
 {
     if (m->shuffled) return dpa_event_shuffled(m->epsilon0, m->users, err);
     if (m->noisy_cgd) {
@@ -212,6 +220,7 @@ static int cmd_compare(const cli *c, const mechanism *m)
          * in one batch per epoch, a Gaussian step of multiplier sigma, so E
          * of them compose (exactly, by the analytic Gaussian). */
         dpa_event *plain = dpa_event_self_composed(dpa_event_gaussian(m->sigma, &err), m->steps, &err);
+        if (m->tuning_runs > 0.0) plain = dpa_event_repeated_selected(plain, DPA_REPEAT_POISSON, m->tuning_runs, 0.0, &err);
         if (!plain) {
             dpa_event_free(e);
             free(rows);

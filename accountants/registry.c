@@ -14,12 +14,14 @@ extern const dpa_accountant_ops dpa_zcdp_accountant;
 extern const dpa_accountant_ops dpa_rdp_accountant;
 extern const dpa_accountant_ops dpa_pld_accountant;
 extern const dpa_accountant_ops dpa_shuffle_accountant;
+extern const dpa_accountant_ops dpa_tuning_accountant;
 
 const dpa_accountant_ops *const dpa_registry[] = {
     &dpa_gaussian_accountant,
     &dpa_rdp_accountant,
     &dpa_pld_accountant,
     &dpa_shuffle_accountant,
+    &dpa_tuning_accountant,
     &dpa_zcdp_accountant,
     &dpa_gdp_accountant,
     NULL,
@@ -30,6 +32,7 @@ const char *const dpa_registry_names[] = {
     "rdp",
     "pld",
     "shuffle",
+    "tuning",
     "zcdp",
     "gdp",
     NULL,

@@ -1,6 +1,9 @@
 /*
  * test_structured.c - structured mechanisms (issue 5).
  *
+ * Private tuning by the profile bound (accountants/tuning.c): against
+ * MPFR for a GDP base and the seed-001 note's numbers.
+ *
  * Tree aggregation as a Gaussian: against the closed form and the
  * noise multipliers of ../shared/notes/glmtron-seeds-000-003.md 4.2.
  *
@@ -234,11 +237,57 @@ START_TEST(tree_aggregation_is_gaussian)
 }
 END_TEST
 
+/* Private tuning by the profile bound as printed (Thm 5.1 of seed 001):
+ * eps = eps_base(delta/m) + m TV, with the base's TV = delta(0) and eps
+ * from MPFR for a GDP base; the note's numbers (m = 20, delta = 1e-5):
+ * mu* = 0.347 (base eps 1.33) gives about 4.32, mu* = 1.075 about 13.6. */
+START_TEST(tuning_profile_bound)
+{
+    const struct { double mu, note; } cases[] = { { 0.347, 4.32 }, { 1.075, 13.6 } };
+    for (int i = 0; i < 2; i++) {
+        dpa_error err = { 0 };
+        dpa_accountant *a = accountant_with(
+            "tuning", dpa_event_repeated_selected(dpa_event_gdp(cases[i].mu, &err), DPA_REPEAT_POISSON, 20.0, 0.0, &err));
+        dpa_bound b;
+        ck_assert_msg(dpa_accountant_epsilon(a, 1e-5, &b, &err) == DPA_OK, "%s", err.message);
+        double exact = ref_gdp_epsilon(cases[i].mu, 1e-5 / 20.0) + 20.0 * ref_gdp_delta(cases[i].mu, 0.0);
+        ck_assert_msg(b.upper >= exact && b.upper <= exact * (1.0 + 1e-9), "mu %g: %.12g vs %.12g", cases[i].mu,
+                      b.upper, exact);
+        ck_assert_msg(fabs(b.upper - cases[i].note) < 0.01 * cases[i].note, "mu %g: %.4g vs the note's %.3g",
+                      cases[i].mu, b.upper, cases[i].note);
+        ck_assert(b.flags & DPA_NO_LOWER);
+        /* delta at that eps is back at (or below) 1e-5 */
+        ck_assert_int_eq(dpa_accountant_delta(a, b.upper, &b, &err), DPA_OK);
+        ck_assert_msg(b.upper <= 1e-5 * (1.0 + 1e-9), "delta %.10g", b.upper);
+        dpa_accountant_free(a);
+        /* the rdp accountant's Papernot-Steinke bound, for the record */
+        dpa_accountant *r = accountant_with(
+            "rdp", dpa_event_repeated_selected(dpa_event_gdp(cases[i].mu, &err), DPA_REPEAT_POISSON, 20.0, 0.0, &err));
+        dpa_bound br;
+        ck_assert_int_eq(dpa_accountant_epsilon(r, 1e-5, &br, &err), DPA_OK);
+        printf("tuning: mu %g, m 20: profile bound %.4f (note %.3g), rdp (Papernot-Steinke) %.4f\n", cases[i].mu,
+               exact, cases[i].note, br.upper);
+        dpa_accountant_free(r);
+    }
+    dpa_error err = { 0 };
+    dpa_accountant *a = dpa_accountant_new("tuning", NULL, &err);
+    dpa_event *tnb = dpa_event_repeated_selected(dpa_event_gdp(0.5, &err), DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL, 1.0,
+                                                 0.5, &err);
+    ck_assert_int_eq(dpa_accountant_compose(a, tnb, &err), DPA_EUNSUPPORTED);
+    dpa_event *plain = dpa_event_gdp(0.5, &err);
+    ck_assert_int_eq(dpa_accountant_compose(a, plain, &err), DPA_EUNSUPPORTED);
+    dpa_event_free(tnb);
+    dpa_event_free(plain);
+    dpa_accountant_free(a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("structured");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, tree_aggregation_is_gaussian);
+    tcase_add_test(tc, tuning_profile_bound);
     tcase_add_test(tc, mu_matches_mpfr);
     tcase_add_test(tc, limits);
     tcase_add_test(tc, reference_table);

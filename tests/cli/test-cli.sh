@@ -312,6 +312,18 @@ for flag in --sampling --mechanism --batches --step-size --strong-convexity --sm
     --eps-error; do
     expect_ok "epsilon --help lists $flag" "^  $flag " epsilon --help
 done
+# ---- --tuning-runs (private tuning) ------------------------------------------------
+# The profile bound as printed: eps = eps_GDP(mu, delta/m) + m (2 Phi(mu/2) - 1);
+# mu = 1 (sigma 1), m = 5, delta = 1e-5, by mpmath at 30 digits:
+# eps_GDP(1, 2e-6) = 4.7387260160104834 and TV = 2 Phi(1/2) - 1 =
+# 0.38292492254802621, so 6.6533506287506144.
+run epsilon --sigma 1 --tuning-runs 5 --delta 1e-5 --accountant tuning
+check "tuning: the profile bound at mu 1, m 5" 'v1 >= 6.6533506287 && v1 <= 6.653350630' "$(field upper)"
+expect_ok "tuning: compare lists rdp (Papernot-Steinke) and tuning" '^tuning ' \
+    compare --sigma 1 --tuning-runs 5 --delta 1e-5
+expect_usage "--tuning-runs must be positive" "--tuning-runs" epsilon --sigma 1 --tuning-runs 0 --delta 1e-5
+expect_ok "tuning: calibration goes through rdp" '^method +rdp$' calibrate --tuning-runs 5 --epsilon 2 --delta 1e-5
+
 # ---- --mechanism shuffled ---------------------------------------------------------
 SHUF="--mechanism shuffled --epsilon0 1 --users 10000 --relation replace-one"
 run compare $SHUF --delta 1e-6
@@ -386,6 +398,9 @@ for name in $ACCOUNTANTS; do
     if [ "$name" = shuffle ]; then    # accounts for shuffled randomizers only
         expect_ok "--accountant $name" "^method +$name\$" epsilon --mechanism shuffled --epsilon0 1 --users 100 \
             --relation replace-one --delta 1e-5 --accountant "$name"
+    elif [ "$name" = tuning ]; then   # and for tuned runs only
+        expect_ok "--accountant $name" "^method +$name\$" epsilon --sigma 1 --tuning-runs 5 --delta 1e-5 \
+            --accountant "$name"
     else
         expect_ok "--accountant $name" "^method +$name\$" epsilon --sigma 1 --delta 1e-5 --accountant "$name"
     fi
