@@ -14,7 +14,8 @@
  * (Q_c is P_c reflected, so both directions give the same number).
  *
  * One H_c in closed form: P_c / Q_c decreases in k, and P_c(k) > e^eps Q_c(k)
- * iff k < beta (c + 1), beta = (e^eps0 - e^eps) / ((e^eps0 - 1)(e^eps + 1)),
+ * iff k < beta (c + 1), beta = (e^eps0 - e^eps) / ((e^eps0 - 1)(e^eps + 1))
+ * (formed divided by e^eps0),
  * so with F the CDF of Bin(c, 1/2) and kappa the largest such k,
  *   H_c = A F(kappa) - B F(kappa - 1),
  *   A = (e^eps0 - e^eps) / (1 + e^eps0),  B = (e^{eps + eps0} - 1) / (1 + e^eps0),
@@ -71,10 +72,10 @@ static double clones_delta(double eps0, uint64_t c, double eps, double *err)
 {
     *err = 0.0;
     if (!(eps < eps0)) return 0.0;
-    double e0 = exp(eps0), ee = exp(eps);
-    double gap = ee * expm1(eps0 - eps);                   /* e^eps0 - e^eps > 0 */
-    double a = gap / (1.0 + e0);
-    double beta = gap / (expm1(eps0) * (ee + 1.0));
+    /* divided through by e^eps0, so that a large eps0 cannot overflow */
+    double gap = -expm1(eps - eps0);                        /* 1 - e^{eps - eps0} > 0 */
+    double a = gap / (1.0 + exp(-eps0));
+    double beta = gap / (-expm1(-eps0) * (exp(eps) + 1.0));
     double bound = beta * ((double)c + 1.0);
     double kappa = ceil(bound) - 1.0;                       /* largest k < beta (c + 1) */
     if (kappa > (double)c) kappa = (double)c;
@@ -85,7 +86,7 @@ static double clones_delta(double eps0, uint64_t c, double eps, double *err)
     unsigned trials = (unsigned)c;
     double pk = gsl_ran_binomial_pdf((unsigned)kappa, 0.5, trials);
     double f1 = kappa >= 1.0 ? gsl_cdf_binomial_P((unsigned)kappa - 1u, 0.5, trials) : 0.0;
-    double t1 = a * pk, t2 = expm1(eps) * f1;
+    double t1 = a * pk, t2 = f1 > 0.0 ? expm1(eps) * f1 : 0.0;   /* e^eps may overflow where F = 0 */
     *err = gsl_relerr((double)c) * (t1 + t2) + 4.0 * DBL_EPSILON * (t1 + t2) + 1e-300;
     double h = t1 - t2;
     return h > 0.0 ? h : 0.0;
@@ -217,7 +218,6 @@ static uint64_t first_width(const shuffle_state *s)
 static int shuffle_delta(void *state, const dpa_options *opt, double epsilon, dpa_bound *out, dpa_error *err)
 {
     shuffle_state *s = state;
-    (void)err;
     double eps_error = opt->tolerance > 0.0 ? opt->tolerance : DEFAULT_EPS_ERROR;
     *out = (dpa_bound){ 0 };
     if (!s->have) { out->flags = DPA_EXACT; return DPA_OK; }
@@ -230,6 +230,9 @@ static int shuffle_delta(void *state, const dpa_options *opt, double epsilon, dp
     out->upper = up;
     out->estimate = 0.5 * (lo + up);
     out->flags = DPA_PAIR_LOWER;
+    if (!(up - lo <= eps_error * up))
+        return dpa_fail(err, DPA_EACCURACY, "shuffle: delta bracket [%g, %g] is wider than eps_error %g allows",
+                        lo, up, eps_error);
     return DPA_OK;
 }
 
@@ -253,7 +256,6 @@ static double invert(const shuffle_state *s, uint64_t width, double delta, int u
 static int shuffle_epsilon(void *state, const dpa_options *opt, double delta, dpa_bound *out, dpa_error *err)
 {
     shuffle_state *s = state;
-    (void)err;
     double eps_error = opt->tolerance > 0.0 ? opt->tolerance : DEFAULT_EPS_ERROR;
     *out = (dpa_bound){ 0 };
     if (!s->have) { out->flags = DPA_EXACT; return DPA_OK; }
@@ -267,6 +269,9 @@ static int shuffle_epsilon(void *state, const dpa_options *opt, double delta, dp
     out->upper = up;
     out->estimate = 0.5 * (out->lower + up);
     out->flags = DPA_PAIR_LOWER;
+    if (!(up - out->lower <= eps_error * up))
+        return dpa_fail(err, DPA_EACCURACY, "shuffle: eps bracket [%g, %g] is wider than eps_error %g allows",
+                        out->lower, up, eps_error);
     return DPA_OK;
 }
 

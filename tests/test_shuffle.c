@@ -129,6 +129,21 @@ START_TEST(gsl_binomial_error_model)
 }
 END_TEST
 
+/* A local eps0 far beyond the double range of e^eps0: no clones (p =
+ * e^-eps0 = 0), so delta(eps) = 1 - e^{eps - eps0} (up to 1 + e^-eps0) and
+ * eps(1e-6) = eps0 + log(1 - 1e-6). */
+START_TEST(large_eps0)
+{
+    dpa_accountant *a = shuffled(800.0, 1000, 0.0);
+    dpa_error err = { 0 };
+    dpa_bound b;
+    ck_assert_msg(dpa_accountant_epsilon(a, 1e-6, &b, &err) == DPA_OK, "%s", err.message);
+    double exact = 800.0 + log1p(-1e-6);
+    ck_assert_msg(b.lower <= exact && exact <= b.upper, "[%.12g, %.12g] vs %.12g", b.lower, b.upper, exact);
+    dpa_accountant_free(a);
+}
+END_TEST
+
 START_TEST(refusals)
 {
     dpa_error err = { 0 };
@@ -168,6 +183,7 @@ int main(void)
     tcase_add_test(tc, epsilon_is_bracketed);
     tcase_add_test(tc, below_closed_form_and_monotone);
     tcase_add_test(tc, gsl_binomial_error_model);
+    tcase_add_test(tc, large_eps0);
     tcase_add_test(tc, refusals);
     suite_add_tcase(s, tc);
     return run_suite(s);
