@@ -82,7 +82,7 @@ static const struct option_info {
                                              "(final iterate of noisy cyclic GD, hidden state) or shuffled (eps0-local "
                                              "randomizers of n users, shuffled)" },
     [OPT_EPSILON0] = { "epsilon0", "E0", "shuffled: each user's local randomizer is E0-DP, E0 > 0" },
-    [OPT_USERS] = { "users", "N", "shuffled: number of users, 1 <= N <= 1e6 for the numerical bound" },
+    [OPT_USERS] = { "users", "N", "shuffled: number of users, 1 <= N <= 1e9" },
     [OPT_TUNING_RUNS] = { "tuning-runs", "M", "private tuning: the whole run repeated Poisson(M) times, the best "
                                               "released (Papernot & Steinke 2022), M > 0" },
     [OPT_BATCHES] = { "batches", "K", "noisy-cgd: fixed batches visited cyclically per epoch, K >= 1" },

@@ -21,16 +21,13 @@
  *   A = (e^eps0 - e^eps) / (1 + e^eps0),  B = (e^{eps + eps0} - 1) / (1 + e^eps0),
  * and H_c = 0 from eps = eps0 on (the mechanism is eps0-DP anyway).
  *
- * H_c does not increase with c: Bin(c + 1, 1/2) is Bin(c, 1/2) plus an
- * independent coin, so (P_c+1, Q_c+1) is a post-processing of (P_c, Q_c).
- * That makes buckets of c certify both sides: over [c_a, c_b] the bucket's
- * weight times H at c_a bounds from above, times H at c_b from below.  The
- * weights of Bin(n - 1, p) are summed once (positive terms) on a window of
- * +-14 standard deviations; what lies outside counts in full above (and
- * not at all below).  Buckets are refined until the eps bracket meets
- * eps_error.  GSL's binomial CDF and pmf carry a stated error margin (see
- * gsl_relerr), checked against MPFR in tests/test_shuffle.c, which limits n
- * to 1e6 for now.
+ * Every H_c on a window of +-14 standard deviations of C is computed in
+ * long double by walking c (see delta_bracket), with tracked error bounds;
+ * the weights of C likewise; the tails beyond the window are bounded by
+ * Chernoff and count in full above (H does not increase with c: Bin(c + 1,
+ * 1/2) is Bin(c, 1/2) plus an independent coin, so (P_c+1, Q_c+1) is a
+ * post-processing of (P_c, Q_c)).  What limits n is the log-gamma start of
+ * the walks (relative error ~ n log n ulps of long double): up to 1e9.
  *
  * The bound is the one of the clones pair: `lower` bounds that pair's eps,
  * which the shuffled mechanism need not attain (DPA_PAIR_LOWER).
@@ -38,104 +35,168 @@
 #include "internal.h"
 #include "numerics.h"
 
-#include <gsl/gsl_cdf.h>
-#include <gsl/gsl_randist.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
 #define DEFAULT_EPS_ERROR 1e-3
 #define WINDOW_SD 14.0
-/* GSL's binomial pmf and CDF lose accuracy with the number of trials c (the
- * log-gamma prefactor): measured against MPFR, relative errors 7.8e-13 at
- * c = 1e3, 2.2e-10 at 1e5, 1.2e-9 at 1e6, 2e-7 at 3.7e7, and NaN at the
- * centre from c = 1e7 on.  The margin 1e-12 + 1e-14 c covers the measured
- * errors 5-14 times over up to c = 1e6, hence the limit on n (tests check
- * the model against MPFR). */
-#define MAX_USERS 1000000.0
-static double gsl_relerr(double c) { return 1e-12 + 1e-14 * c; }
+#define MAX_USERS 1e9            /* the log-gamma start of the walks loses ~1e-8 there */
+#define ULD LDBL_EPSILON         /* unit roundoff of long double (2^-63 on x86-64) */
+
+typedef long double ld;
 
 typedef struct {
     int have;
     double eps0;
     uint64_t n;
-    /* C ~ Bin(n - 1, e^-eps0) on [lo, hi]: weight[c - lo], and the tails */
+    /* C ~ Bin(n - 1, e^-eps0) on [lo, hi]: weight[c - lo] (relative error
+     * at most weight_relerr), and Chernoff bounds on the two tails */
     uint64_t lo, hi;
-    double *weight;
+    double *weight, weight_relerr;
     double tail_lo, tail_hi;
 } shuffle_state;
 
-/* ---- the clones pair -------------------------------------------------------- */
-
-/* H_{e^eps}(P_c || Q_c) and a bound on its rounding error (*err). */
-static double clones_delta(double eps0, uint64_t c, double eps, double *err)
+/* log Bin(N, p)(k) from log-gammas, with a bound on its absolute error:
+ * a few ulps of each term's magnitude (glibc's lgammal is good to a few
+ * ulps; the terms reach N log N, which is what limits N). */
+static ld log_binom(uint64_t N, uint64_t k, ld log_p, ld log_q, ld *abs_err)
 {
-    *err = 0.0;
-    if (!(eps < eps0)) return 0.0;
-    /* divided through by e^eps0, so that a large eps0 cannot overflow */
-    double gap = -expm1(eps - eps0);                        /* 1 - e^{eps - eps0} > 0 */
-    double a = gap / (1.0 + exp(-eps0));
-    double beta = gap / (-expm1(-eps0) * (exp(eps) + 1.0));
-    double bound = beta * ((double)c + 1.0);
-    double kappa = ceil(bound) - 1.0;                       /* largest k < beta (c + 1) */
-    if (kappa > (double)c) kappa = (double)c;
-    if (kappa < 0.0) kappa = 0.0;                           /* k = 0 is always in the set */
-    /* A F(kappa) - B F(kappa - 1) = A b(kappa) - (e^eps - 1) F(kappa - 1),
-     * since A - B = 1 - e^eps: two terms much smaller than F, so that the
-     * CDF's relative error costs less where they nearly cancel */
-    unsigned trials = (unsigned)c;
-    double pk = gsl_ran_binomial_pdf((unsigned)kappa, 0.5, trials);
-    double f1 = kappa >= 1.0 ? gsl_cdf_binomial_P((unsigned)kappa - 1u, 0.5, trials) : 0.0;
-    double t1 = a * pk, t2 = f1 > 0.0 ? expm1(eps) * f1 : 0.0;   /* e^eps may overflow where F = 0 */
-    *err = gsl_relerr((double)c) * (t1 + t2) + 4.0 * DBL_EPSILON * (t1 + t2) + 1e-300;
-    double h = t1 - t2;
-    return h > 0.0 ? h : 0.0;
+    ld t[5] = { lgammal((ld)N + 1.0L), -lgammal((ld)k + 1.0L), -lgammal((ld)(N - k) + 1.0L),
+                k ? (ld)k * log_p : 0.0L, N - k ? (ld)(N - k) * log_q : 0.0L };
+    ld v = 0.0L, mag = 0.0L;
+    for (int i = 0; i < 5; i++) { v += t[i]; mag += fabsl(t[i]); }
+    *abs_err = 16.0L * ULD * (mag + 1.0L);
+    return v;
+}
+
+/* Chernoff-Hoeffding: P(Bin(N, p) <= a) or P(Bin(N, p) >= a), by the side
+ * of a against N p, <= exp(-N D(a/N || p)). */
+static double binom_tail_bound(uint64_t N, double a, double p)
+{
+    ld x = (ld)a / (ld)N, q = 1.0L - (ld)p;
+    ld d = (x > 0.0L ? x * logl(x / (ld)p) : 0.0L) + (x < 1.0L ? (1.0L - x) * logl((1.0L - x) / q) : 0.0L);
+    return (double)fminl(1.0L, expl(-(ld)N * d) * (1.0L + 64.0L * ULD));
+}
+
+/* ---- the clones pair, walked along c ------------------------------------------ */
+
+/* The start of a walk at (c, k): b = Bin(c, 1/2)(k) from log-gammas and
+ * F = Bin(c, 1/2)(<= k) summed downwards, the rest of the sum bounded by the
+ * geometric tail of the (decreasing) term ratios; with their errors. */
+static void walk_start(uint64_t c, uint64_t k, ld *b, ld *relb, ld *F, ld *absF)
+{
+    ld lerr, lh = logl(0.5L);
+    *b = expl(log_binom(c, k, lh, lh, &lerr));
+    *relb = expm1l(lerr) + 4.0L * ULD;
+    ld sum = *b, term = *b, rest = 0.0L;
+    for (uint64_t j = k; j > 0; j--) {
+        ld r = (ld)j / (ld)(c - j + 1);          /* b(j - 1) / b(j), decreasing with j */
+        term *= r;
+        sum += term;
+        if (r < 1.0L && term * r / (1.0L - r) < 1e-30L * sum) {
+            rest = term * r / (1.0L - r);
+            break;
+        }
+    }
+    *F = sum;
+    *absF = rest + sum * (*relb + 4.0L * ULD * (ld)(k + 2));
+}
+
+/* delta(eps) = sum_c Pr(C = c) H_c(eps), bracketed.  With
+ *   A = (1 - e^{eps - eps0}) / (1 + e^-eps0),
+ *   beta = (1 - e^{eps - eps0}) / ((1 - e^-eps0)(e^eps + 1)),
+ * kappa(c) = ceil(beta (c + 1)) - 1 and F, b the CDF and pmf of Bin(c, 1/2),
+ *   H_c = A b(kappa) - (e^eps - 1) F(kappa - 1)
+ * (A F(kappa) - B F(kappa - 1) with A - B = 1 - e^eps).  kappa grows by 0
+ * or 1 from c to c + 1 (beta < 1/2), and Bin(c + 1, 1/2) = Bin(c, 1/2) plus
+ * a fair coin gives the walk
+ *   F_{c+1}(k) = F_c(k) - b_c(k)/2,  b_{c+1}(k) = b_c(k) (c + 1) / (2 (c + 1 - k)),
+ * so one start (a log-gamma pmf and a downward sum for F) and O(1) long
+ * double work per c give every H_c, with tracked error bounds. */
+static void delta_bracket(const shuffle_state *s, double eps, double *lower, double *upper)
+{
+    if (!(eps < s->eps0)) { *lower = *upper = 0.0; return; }   /* the mechanism is eps0-DP */
+    ld e0 = (ld)s->eps0, e = (ld)eps;
+    ld gap = -expm1l(e - e0);
+    ld A = gap / (1.0L + expl(-e0));
+    ld beta = gap / (-expm1l(-e0) * (expl(e) + 1.0L));
+    ld em1 = expm1l(e);
+    uint64_t c = s->lo;
+    ld kc = ceill(beta * ((ld)c + 1.0L)) - 1.0L;
+    uint64_t k = kc < 0.0L ? 0 : kc > (ld)c ? c : (uint64_t)kc;
+    ld b, relb, F, absF;
+    walk_start(c, k, &b, &relb, &F, &absF);
+    ld start_rel = absF / F;
+    dpa_sum up = { 0 }, dn = { 0 };
+    double rw = s->weight_relerr;
+    for (;;) {
+        /* H_c and its error: F(k - 1) = F - b */
+        ld f1 = F - b, f1err = absF + b * relb + ULD * F;
+        ld t1 = A * b, t2 = f1 > 0.0L ? em1 * f1 : 0.0L;
+        ld h = t1 - t2;
+        ld herr = t1 * (relb + 8.0L * ULD) + (f1 > 0.0L ? em1 * f1err : 0.0L) + 8.0L * ULD * (t1 + t2);
+        double w = s->weight[c - s->lo];
+        double hu = (double)fminl(1.0L, h + herr) * (1.0 + 4.0 * DBL_EPSILON);
+        double hl = (double)fmaxl(0.0L, h - herr) * (1.0 - 4.0 * DBL_EPSILON);
+        dpa_sum_add(&up, w * (1.0 + rw) * hu);
+        dpa_sum_add(&dn, w * (1.0 - rw) * hl);
+        if (c == s->hi) {
+            /* beyond the window H_c <= H_hi (H does not increase with c:
+             * (P_c+1, Q_c+1) is (P_c, Q_c) plus a fair coin); below it <= 1 */
+            dpa_sum_add(&up, s->tail_hi * hu + s->tail_lo);
+            break;
+        }
+        /* step to c + 1 */
+        ld nb = b * (ld)(c + 1) / (2.0L * (ld)(c + 1 - k));
+        F -= 0.5L * b;
+        absF += 0.5L * b * relb + 2.0L * ULD * (F + b);
+        b = nb;
+        relb += 4.0L * ULD;
+        c++;
+        kc = ceill(beta * ((ld)c + 1.0L)) - 1.0L;
+        if (kc > (ld)k && k < c) {                /* kappa moved up by one */
+            b = b * (ld)(c - k) / (ld)(k + 1);
+            k++;
+            F += b;
+            relb += 4.0L * ULD;
+            absF += b * relb + 2.0L * ULD * F;
+        }
+        /* F_c+1 = F_c - b/2 keeps the absolute error while F shrinks: when
+         * its relative error has doubled (plus 1e-15), start afresh here */
+        if (absF > (2.0L * start_rel + 1e-15L) * F) {
+            walk_start(c, k, &b, &relb, &F, &absF);
+            start_rel = absF / F;
+        }
+    }
+    *upper = fmin(1.0, dpa_sum_value(&up) * (1.0 + 1e-13));
+    *lower = fmax(0.0, dpa_sum_value(&dn) * (1.0 - 1e-13));
 }
 
 /* ---- the weights of C ------------------------------------------------------------ */
 
 static int build_weights(shuffle_state *s, dpa_error *err)
 {
-    dpa_gsl_quiet();
-    double p = exp(-s->eps0);
-    unsigned trials = (unsigned)(s->n - 1);
-    double mean = (double)trials * p, sd = sqrt((double)trials * p * (1.0 - p));
+    uint64_t N = s->n - 1;
+    ld e0 = (ld)s->eps0, p = expl(-e0), q = -expm1l(-e0);
+    double mean = (double)N * (double)p, sd = sqrt((double)N * (double)p * (double)q);
     double lo = floor(mean - WINDOW_SD * sd) - 1.0, hi = ceil(mean + WINDOW_SD * sd) + 1.0;
     s->lo = lo < 0.0 ? 0 : (uint64_t)lo;
-    s->hi = hi > (double)trials ? trials : (uint64_t)hi;
+    s->hi = hi > (double)N ? N : (uint64_t)hi;
     size_t m = (size_t)(s->hi - s->lo + 1);
     s->weight = malloc(m * sizeof *s->weight);
     if (!s->weight) return dpa_fail(err, DPA_ENOMEM, "shuffle: out of memory for %zu weights", m);
-    for (size_t i = 0; i < m; i++) s->weight[i] = gsl_ran_binomial_pdf((unsigned)(s->lo + i), p, trials);
-    s->tail_lo = s->lo > 0 ? gsl_cdf_binomial_P((unsigned)(s->lo - 1), p, trials) : 0.0;
-    s->tail_hi = s->hi < trials ? gsl_cdf_binomial_Q((unsigned)s->hi, p, trials) : 0.0;
-    return DPA_OK;
-}
-
-/* delta(eps) bracketed with buckets of `width` values of c. */
-static void delta_bracket(const shuffle_state *s, double eps, uint64_t width, double *lower, double *upper)
-{
-    dpa_sum up = { 0 }, dn = { 0 };
-    double e;
-    /* below the window H <= H_0, above it H <= H_hi: counted in full above */
-    double h0 = clones_delta(s->eps0, 0, eps, &e);
-    dpa_sum_add(&up, s->tail_lo * (1.0 + gsl_relerr((double)(s->n - 1))) * (h0 + e));
-    double h_start = clones_delta(s->eps0, s->lo, eps, &e), e_start = e;
-    for (uint64_t a = s->lo; a <= s->hi; a += width) {
-        uint64_t b = a + width - 1 > s->hi ? s->hi : a + width - 1;
-        dpa_sum w = { 0 };
-        for (uint64_t c = a; c <= b; c++) dpa_sum_add(&w, s->weight[c - s->lo]);
-        double weight = dpa_sum_value(&w);
-        double e_end = e_start, h_end = h_start;
-        if (b > a) h_end = clones_delta(s->eps0, b, eps, &e_end);
-        double rel = gsl_relerr((double)(s->n - 1));         /* the weights' own error */
-        dpa_sum_add(&up, weight * (1.0 + rel) * (h_start + e_start));
-        dpa_sum_add(&dn, weight * (1.0 - rel) * fmax(0.0, h_end - e_end));
-        if (b < s->hi) h_start = clones_delta(s->eps0, b + 1, eps, &e_start);
-        else dpa_sum_add(&up, s->tail_hi * (1.0 + gsl_relerr((double)(s->n - 1))) * (h_end + e_end));
+    /* the start from log-gammas, then w(c + 1) = w(c) (N - c)/(c + 1) p/q */
+    ld lerr, w = expl(log_binom(N, s->lo, -e0, logl(q), &lerr)), ratio = p / q;
+    for (size_t i = 0; i < m; i++) {
+        s->weight[i] = (double)w;
+        uint64_t c = s->lo + i;
+        if (c < N) w *= (ld)(N - c) / (ld)(c + 1) * ratio;
     }
-    *upper = fmin(1.0, dpa_sum_value(&up) * (1.0 + 1e-13));
-    *lower = fmax(0.0, dpa_sum_value(&dn) * (1.0 - 1e-13));
+    s->weight_relerr = (double)(expm1l(lerr) + 4.0L * ULD * (ld)(m + 2)) + DBL_EPSILON;
+    s->tail_lo = s->lo > 0 ? binom_tail_bound(N, (double)s->lo - 1.0, (double)p) : 0.0;
+    s->tail_hi = s->hi < N ? binom_tail_bound(N, (double)s->hi + 1.0, (double)p) : 0.0;
+    return DPA_OK;
 }
 
 /* ---- the accountant -------------------------------------------------------------- */
@@ -157,8 +218,8 @@ static int leaf_check(const dpa_event *e, const dpa_options *opt, dpa_error *err
     if (n < 1) return dpa_fail(err, DPA_EINVAL, "shuffle: n must be at least 1");
     if ((double)n > MAX_USERS)
         return dpa_fail(err, DPA_EUNSUPPORTED,
-                        "shuffle: more than 1e6 users (%llu) is not supported yet (the binomial probabilities "
-                        "of GSL lose accuracy beyond); the closed form dpa_shuffle_closed_form applies",
+                        "shuffle: more than 1e9 users (%llu) is not supported (the log-gamma start of the "
+                        "binomial walks loses accuracy beyond); the closed form dpa_shuffle_closed_form applies",
                         (unsigned long long)n);
     return DPA_OK;
 }
@@ -207,25 +268,14 @@ static void shuffle_destroy(void *state)
     free(((shuffle_state *)state)->weight);
 }
 
-/* The bucket widths tried: from about a thirty-second of a standard
- * deviation (at most 4096 buckets) down by 4 to single values. */
-static uint64_t first_width(const shuffle_state *s)
-{
-    uint64_t span = s->hi - s->lo + 1, w = span / 1024;
-    return w < 1 ? 1 : w;
-}
-
 static int shuffle_delta(void *state, const dpa_options *opt, double epsilon, dpa_bound *out, dpa_error *err)
 {
     shuffle_state *s = state;
     double eps_error = opt->tolerance > 0.0 ? opt->tolerance : DEFAULT_EPS_ERROR;
     *out = (dpa_bound){ 0 };
     if (!s->have) { out->flags = DPA_EXACT; return DPA_OK; }
-    double lo = 0.0, up = 1.0;
-    for (uint64_t w = first_width(s);; w = w / 4 ? w / 4 : 1) {
-        delta_bracket(s, epsilon, w, &lo, &up);
-        if (up - lo <= eps_error * up || w == 1) break;
-    }
+    double lo, up;
+    delta_bracket(s, epsilon, &lo, &up);
     out->lower = lo;
     out->upper = up;
     out->estimate = 0.5 * (lo + up);
@@ -237,16 +287,17 @@ static int shuffle_delta(void *state, const dpa_options *opt, double epsilon, dp
 }
 
 /* eps' with delta_side(eps') <= delta (upper) or > delta (lower), by
- * bisection on [0, eps0]; only verified endpoints are returned. */
-static double invert(const shuffle_state *s, uint64_t width, double delta, int upper_side)
+ * bisection on [0, eps0] to a relative 1e-4 of eps_error; only verified
+ * endpoints are returned. */
+static double invert(const shuffle_state *s, double delta, int upper_side, double eps_error)
 {
     double a = 0.0, b = s->eps0;     /* delta(eps0) = 0 <= delta: b always meets */
     double l, u;
-    delta_bracket(s, 0.0, width, &l, &u);
+    delta_bracket(s, 0.0, &l, &u);
     if ((upper_side ? u : l) <= delta) return 0.0;
-    for (int it = 0; it < 60 && b - a > 1e-9 * b; it++) {
+    for (int it = 0; it < 200 && b - a > 1e-4 * eps_error * b; it++) {
         double mid = 0.5 * (a + b);
-        delta_bracket(s, mid, width, &l, &u);
+        delta_bracket(s, mid, &l, &u);
         if ((upper_side ? u : l) <= delta) b = mid;
         else a = mid;
     }
@@ -259,12 +310,7 @@ static int shuffle_epsilon(void *state, const dpa_options *opt, double delta, dp
     double eps_error = opt->tolerance > 0.0 ? opt->tolerance : DEFAULT_EPS_ERROR;
     *out = (dpa_bound){ 0 };
     if (!s->have) { out->flags = DPA_EXACT; return DPA_OK; }
-    double lo = 0.0, up = s->eps0;
-    for (uint64_t w = first_width(s);; w = w / 4 ? w / 4 : 1) {
-        up = invert(s, w, delta, 1);
-        lo = invert(s, w, delta, 0);
-        if (up - lo <= eps_error * up || w == 1) break;
-    }
+    double up = invert(s, delta, 1, eps_error), lo = invert(s, delta, 0, eps_error);
     out->lower = fmin(lo, up);
     out->upper = up;
     out->estimate = 0.5 * (out->lower + up);
@@ -284,7 +330,7 @@ static double shuffle_state_value(const void *state, const char **what)
 const dpa_accountant_ops dpa_shuffle_accountant = {
     .name = "shuffle",
     .summary = "amplification by shuffling of eps0-local randomizers: the clones bound of Feldman, McMillan & "
-               "Talwar 2021, computed exactly in buckets",
+               "Talwar 2021, computed exactly (binomial walks in long double)",
     .state_size = sizeof(shuffle_state),
     .destroy = shuffle_destroy,
     .supports = shuffle_supports,

@@ -358,52 +358,6 @@ double ref_shuffle_delta(double eps0, unsigned long n, double eps)
     return out;
 }
 
-static void half_pmf(mpfr_t out, unsigned long c, unsigned long k)
-{
-    mpfr_t t;
-    mpfr_init2(t, 200);
-    mpfr_set_ui(out, c + 1, MPFR_RNDN);
-    mpfr_lngamma(out, out, MPFR_RNDN);
-    mpfr_set_ui(t, k + 1, MPFR_RNDN);
-    mpfr_lngamma(t, t, MPFR_RNDN);
-    mpfr_sub(out, out, t, MPFR_RNDN);
-    mpfr_set_ui(t, c - k + 1, MPFR_RNDN);
-    mpfr_lngamma(t, t, MPFR_RNDN);
-    mpfr_sub(out, out, t, MPFR_RNDN);
-    mpfr_const_log2(t, MPFR_RNDN);
-    mpfr_mul_ui(t, t, c, MPFR_RNDN);
-    mpfr_sub(out, out, t, MPFR_RNDN);
-    mpfr_exp(out, out, MPFR_RNDN);
-    mpfr_clear(t);
-}
-
-double ref_binomial_half_pmf(unsigned long c, unsigned long k)
-{
-    mpfr_t v;
-    mpfr_init2(v, 200);
-    half_pmf(v, c, k);
-    double out = mpfr_get_d(v, MPFR_RNDN);
-    mpfr_clear(v);
-    return out;
-}
-
-double ref_binomial_half_cdf(unsigned long c, unsigned long k)
-{
-    mpfr_t term, sum;
-    mpfr_inits2(200, term, sum, (mpfr_ptr)0);
-    half_pmf(term, c, k);
-    mpfr_set(sum, term, MPFR_RNDN);
-    for (unsigned long m = k; m > 0; m--) {          /* b(m - 1) = b(m) m / (c - m + 1) */
-        mpfr_mul_ui(term, term, m, MPFR_RNDN);
-        mpfr_div_ui(term, term, c - m + 1, MPFR_RNDN);
-        mpfr_add(sum, sum, term, MPFR_RNDN);
-        if (mpfr_get_exp(term) < mpfr_get_exp(sum) - 140) break;   /* below 2^-140 of the sum */
-    }
-    double out = mpfr_get_d(sum, MPFR_RNDN);
-    mpfr_clears(term, sum, (mpfr_ptr)0);
-    return out;
-}
-
 /* ---- hockey-stick references for the PLD pairs ------------------------------ */
 
 #include <stdlib.h>

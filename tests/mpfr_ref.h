@@ -36,9 +36,11 @@ double ref_noisy_cgd_mu(double s_over_sigma, double x, unsigned long k, unsigned
  * pair, sum_c Bin(n-1, e^-eps0)(c) sum_k (P_c(k) - e^eps Q_c(k))_+, every
  * term enumerated at 256 bits (O(n^2): small n only). */
 double ref_shuffle_delta(double eps0, unsigned long n, double eps);
-/* Bin(c, 1/2) at k: the pmf and the CDF (summed from k down), at 200 bits. */
-double ref_binomial_half_pmf(unsigned long c, unsigned long k);
-double ref_binomial_half_cdf(unsigned long c, unsigned long k);
+/* The same for larger n: the sum over c restricted to +-16 standard
+ * deviations of Bin(n - 1, e^-eps0) (the rest is below 1e-50), each H_c
+ * from the closed form of accountants/shuffle.c evaluated at 200 bits with
+ * the pmf from lngamma and the CDF summed term by term. */
+double ref_shuffle_delta_window(double eps0, unsigned long n, double eps);
 /* Relative difference |x - ref| / |ref| (0 when both are 0). */
 double rel_err(double x, double ref);
 

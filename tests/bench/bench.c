@@ -196,8 +196,8 @@ static void shuffle_query(void *p)
 
 static void shuffle_benches(void)
 {
-    const uint64_t ns[] = { 1000, 100000, 1000000 };
-    for (int i = 0; i < 3; i++) {
+    const uint64_t ns[] = { 1000, 100000, 1000000, 100000000 };
+    for (int i = 0; i < 4; i++) {
         struct shuffle_case c = { .n = ns[i] };
         char size[64];
         snprintf(size, sizeof size, "eps0=1, n=%llu", (unsigned long long)ns[i]);

@@ -342,8 +342,8 @@ expect_usage "shuffled needs --users" "--users" epsilon --mechanism shuffled --e
 expect_usage "shuffled takes no --sigma" "--sigma" epsilon $SHUF --sigma 1 --delta 1e-6
 expect_usage "--epsilon0 only with shuffled" "--epsilon0" epsilon --sigma 1 --epsilon0 1 --delta 1e-6
 expect_usage "shuffled: no calibration" "--mechanism" calibrate $SHUF --epsilon 1 --delta 1e-6
-expect_error "shuffled: more than 1e6 users is refused (exit 1)" 1 "1e6" \
-    epsilon --mechanism shuffled --epsilon0 1 --users 2000000 --relation replace-one --delta 1e-6
+expect_error "shuffled: more than 1e9 users is refused (exit 1)" 1 "1e9" \
+    epsilon --mechanism shuffled --epsilon0 1 --users 2000000000 --relation replace-one --delta 1e-6
 
 # ---- --mechanism noisy-cgd (hidden state) ---------------------------------------
 # ../shared/notes/noisycgd-seed-001.md 2.6: k = 60, E = 400, eta lambda = 1e-4,
