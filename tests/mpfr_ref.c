@@ -358,6 +358,73 @@ double ref_shuffle_delta(double eps0, unsigned long n, double eps)
     return out;
 }
 
+/* sum over c of Bin(n-1, p)(c) H_c, H_c = sum_{k <= c+1} (P_c(k) - e^eps Q_c(k))_+
+ * with P_c(k) = a b(k) + (1-a) b(k-1), Q_c(k) = (1-a) b(k) + a b(k-1): the
+ * positive terms are those with k <= kappa, so the sum runs from k = 0 up
+ * and stops at the first non-positive term. */
+double ref_shuffle_delta_window(double eps0, unsigned long n, double eps)
+{
+    mpfr_t p, q, al, oma, ee, w, lw, b, bprev, term, qq, h, acc, t;
+    mpfr_inits2(200, p, q, al, oma, ee, w, lw, b, bprev, term, qq, h, acc, t, (mpfr_ptr)0);
+    mpfr_set_d(p, -eps0, MPFR_RNDN);
+    mpfr_exp(p, p, MPFR_RNDN);
+    mpfr_ui_sub(q, 1, p, MPFR_RNDN);
+    mpfr_add_ui(al, p, 1, MPFR_RNDN);
+    mpfr_ui_div(al, 1, al, MPFR_RNDN);               /* alpha = 1/(1 + e^-eps0) */
+    mpfr_ui_sub(oma, 1, al, MPFR_RNDN);
+    mpfr_set_d(ee, eps, MPFR_RNDN);
+    mpfr_exp(ee, ee, MPFR_RNDN);
+    mpfr_set_ui(acc, 0, MPFR_RNDN);
+    unsigned long N = n - 1;
+    double pd = exp(-eps0), sd = sqrt((double)N * pd * (1.0 - pd));
+    double clo = floor((double)N * pd - 16.0 * sd), chi = ceil((double)N * pd + 16.0 * sd);
+    unsigned long lo = clo < 0 ? 0 : (unsigned long)clo, hi = chi > (double)N ? N : (unsigned long)chi;
+    for (unsigned long c = lo; c <= hi; c++) {
+        /* w = Bin(N, p)(c) from lngamma */
+        mpfr_set_ui(lw, N + 1, MPFR_RNDN);
+        mpfr_lngamma(lw, lw, MPFR_RNDN);
+        mpfr_set_ui(t, c + 1, MPFR_RNDN);
+        mpfr_lngamma(t, t, MPFR_RNDN);
+        mpfr_sub(lw, lw, t, MPFR_RNDN);
+        mpfr_set_ui(t, N - c + 1, MPFR_RNDN);
+        mpfr_lngamma(t, t, MPFR_RNDN);
+        mpfr_sub(lw, lw, t, MPFR_RNDN);
+        mpfr_log(t, p, MPFR_RNDN);
+        mpfr_mul_ui(t, t, c, MPFR_RNDN);
+        mpfr_add(lw, lw, t, MPFR_RNDN);
+        mpfr_log(t, q, MPFR_RNDN);
+        mpfr_mul_ui(t, t, N - c, MPFR_RNDN);
+        mpfr_add(lw, lw, t, MPFR_RNDN);
+        mpfr_exp(w, lw, MPFR_RNDN);
+        /* H_c, k from 0 up with b(k) by the ratio */
+        mpfr_set_ui(h, 0, MPFR_RNDN);
+        mpfr_set_ui(b, 1, MPFR_RNDN);
+        mpfr_div_2ui(b, b, c, MPFR_RNDN);             /* b(0) = 2^-c */
+        mpfr_set_ui(bprev, 0, MPFR_RNDN);
+        for (unsigned long k = 0; k <= c + 1; k++) {
+            mpfr_mul(term, al, b, MPFR_RNDN);
+            mpfr_fma(term, oma, bprev, term, MPFR_RNDN);   /* P_c(k) */
+            mpfr_mul(qq, oma, b, MPFR_RNDN);
+            mpfr_fma(qq, al, bprev, qq, MPFR_RNDN);        /* Q_c(k) */
+            mpfr_mul(qq, qq, ee, MPFR_RNDN);
+            mpfr_sub(term, term, qq, MPFR_RNDN);
+            if (mpfr_sgn(term) <= 0) break;
+            mpfr_add(h, h, term, MPFR_RNDN);
+            mpfr_set(bprev, b, MPFR_RNDN);                 /* b(k+1) = b(k) (c - k)/(k + 1) */
+            if (k < c) {
+                mpfr_mul_ui(b, b, c - k, MPFR_RNDN);
+                mpfr_div_ui(b, b, k + 1, MPFR_RNDN);
+            } else {
+                mpfr_set_ui(b, 0, MPFR_RNDN);
+            }
+        }
+        mpfr_fma(acc, w, h, acc, MPFR_RNDN);
+    }
+    double out = mpfr_get_d(acc, MPFR_RNDN);
+    mpfr_clears(p, q, al, oma, ee, w, lw, b, bprev, term, qq, h, acc, t, (mpfr_ptr)0);
+    return out;
+}
+
 /* ---- hockey-stick references for the PLD pairs ------------------------------ */
 
 #include <stdlib.h>
