@@ -323,6 +323,17 @@ static const command_info commands[] = {
       "Print the RDP of the mechanism at each Renyi order (the rdp accountant's\n"
       "native state): an upper bound on eps(alpha), before conversion to (eps, delta).",
       COMMON_OPTIONS, NULL, NULL },
+    { CMD_SHUFFLE, "shuffle", "amplification by shuffling: numerical bound, closed form, local guarantee",
+      "--epsilon0 E0 --users N (--delta D | --epsilon EPS) [OPTIONS]",
+      "For N users each applying an E0-DP local randomizer, outputs shuffled\n"
+      "(replace-one: one user's data replaced), print the clones bound of\n"
+      "Feldman, McMillan & Talwar 2021 computed exactly, their closed form\n"
+      "(Thm 3.1, where its condition holds) and the local guarantee E0.\n"
+      "The same as 'compare --mechanism shuffled --relation replace-one' with\n"
+      "only the shuffle accountant.",
+      OPT_BIT(OPT_EPSILON0) | OPT_BIT(OPT_USERS) | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON) |
+          OPT_BIT(OPT_EPS_ERROR) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP),
+      "report epsilon at this delta, 0 < D < 1", "report delta at this epsilon instead, EPS >= 0" },
     { CMD_PROFILE, "profile", "the privacy profile delta(eps) on a range of epsilons",
       "--sigma X [--eps-min A] [--eps-max B] [--points N] [OPTIONS]",
       "Print delta(eps) of the mechanism, lower and upper bound, at N evenly spaced\n"
@@ -622,7 +633,7 @@ static int check_combinations(const command_info *cmd, const cli *c)
             return usage_error("--points: expected 2 to 100000 points, got %" PRIu64, c->points);
         return EXIT_OK;
     }
-    if (cmd->id == CMD_COMPARE) {
+    if (cmd->id == CMD_COMPARE || cmd->id == CMD_SHUFFLE) {
         if ((st = require_noise(cmd, c)) || (st = conflict(c, OPT_DELTA, OPT_EPSILON)))
             return st;
         if (!given(c, OPT_DELTA) && !given(c, OPT_EPSILON))
@@ -723,6 +734,10 @@ int parse_command_line(int argc, char **argv, command_id *cmd, cli *c, mechanism
     if (help) {
         print_command_help(info);
         return EXIT_OK;
+    }
+    if (info->id == CMD_SHUFFLE) {       /* the shuffle model is replace-one by definition */
+        c->shuffled = 1;
+        c->relation = DPA_REPLACE_ONE;
     }
     if ((st = check_combinations(info, c)) || (st = resolve_mechanism(c, m))) return st;
     *cmd = info->id;

@@ -75,7 +75,7 @@ typedef struct mechanism {
 
 /* The subcommands; CMD_NONE: nothing to run (help or the version was printed). */
 typedef enum {
-    CMD_NONE, CMD_EPSILON, CMD_DELTA, CMD_CALIBRATE, CMD_COMPARE, CMD_RDP_CURVE, CMD_PROFILE
+    CMD_NONE, CMD_EPSILON, CMD_DELTA, CMD_CALIBRATE, CMD_COMPARE, CMD_RDP_CURVE, CMD_PROFILE, CMD_SHUFFLE
 } command_id;
 
 /* Whether the flag `id` was given. */

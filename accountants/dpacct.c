@@ -166,18 +166,15 @@ static int cmd_delta(const cli *c, const mechanism *m)
     return run_single(c, m, &qs);
 }
 
-/* Every registered accountant on the same mechanism.  One that fails does
- * not stop the others; the status is 1 afterwards so scripts notice. */
-static int cmd_compare(const cli *c, const mechanism *m)
+/* The named accountants on the same mechanism.  One that fails does not
+ * stop the others; the status is 1 afterwards so scripts notice. */
+static int compare_methods(const cli *c, const mechanism *m, const char *const *names, size_t n)
 {
     query_spec qs = given(c, OPT_EPSILON) ? (query_spec){ QUERY_DELTA, c->epsilon }
                                           : (query_spec){ QUERY_EPSILON, c->delta };
     dpa_error err = { 0 };
     dpa_options opt;
     make_options(c, &opt);
-    const char *const *names = dpa_accountant_names();
-    size_t n = 0;
-    while (names[n]) n++;
     /* one more row for noisy-cgd (the same noise without the hidden
      * state), two for shuffled (the closed form, the local guarantee) */
     result *rows = calloc(n + 2, sizeof *rows);
@@ -244,6 +241,15 @@ static int cmd_compare(const cli *c, const mechanism *m)
                "shuffling.\n");
     free(rows);
     return failed ? EXIT_LIBRARY : EXIT_OK;
+}
+
+/* Every registered accountant on the same mechanism. */
+static int cmd_compare(const cli *c, const mechanism *m)
+{
+    const char *const *names = dpa_accountant_names();
+    size_t n = 0;
+    while (names[n]) n++;
+    return compare_methods(c, m, names, n);
 }
 
 /* ---- subcommand: calibrate ------------------------------------------------ */
@@ -529,6 +535,10 @@ static int run_command(command_id cmd, const cli *c, const mechanism *m)
     case CMD_COMPARE: return cmd_compare(c, m);
     case CMD_RDP_CURVE: return cmd_rdp_curve(c, m);
     case CMD_PROFILE: return cmd_profile(c, m);
+    case CMD_SHUFFLE: {
+        static const char *const only[] = { "shuffle" };
+        return compare_methods(c, m, only, 1);
+    }
     case CMD_NONE: break;
     }
     return EXIT_OK;

@@ -335,6 +335,13 @@ check "shuffled: numerical < closed form < local (FMT21 Thm 3.1 valid here)" 'v1
 expect_ok "shuffled: the closed form's condition is stated where it fails" 'log\(n / \(16 log\(4/delta\)\)\)' \
     compare --mechanism shuffled --epsilon0 8 --users 1000 --relation replace-one --delta 1e-6
 expect_ok "shuffled: delta at eps" '^upper ' delta $SHUF --epsilon 0.05
+run shuffle --epsilon0 1 --users 10000 --delta 1e-6
+check "shuffle subcommand: the same numerical bound as compare" 'v1 == v2' \
+    "$(awk '$1 == "shuffle" { print $2 }' "$TMP/out")" "$num_shuffle"
+expect_ok "shuffle subcommand: closed form and local rows" '^local +1 ' shuffle --epsilon0 1 --users 10000 --delta 1e-6
+expect_ok "shuffle subcommand: delta at eps" '^shuffle,true' shuffle --epsilon0 1 --users 10000 --epsilon 0.05 --format csv
+expect_usage "shuffle subcommand needs --users" "--users" shuffle --epsilon0 1 --delta 1e-6
+expect_usage "shuffle subcommand takes no --sigma" "--sigma" shuffle --epsilon0 1 --users 100 --sigma 1 --delta 1e-6
 expect_usage "shuffled needs replace-one" "--mechanism" epsilon --mechanism shuffled --epsilon0 1 --users 100 \
     --delta 1e-6
 expect_usage "shuffled needs --users" "--users" epsilon --mechanism shuffled --epsilon0 1 --relation replace-one \
