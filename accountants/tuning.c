@@ -24,9 +24,9 @@
  */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 typedef struct {
     dpa_accountant *base;   /* the base mechanism, composed once */
@@ -131,7 +131,7 @@ static int tuning_epsilon(void *state, const dpa_options *opt, double delta, dpa
     dpa_bound b;
     st = dpa_accountant_epsilon(s->base, delta / s->mean, &b, err);
     if (st && st != DPA_EACCURACY) return st;
-    out->upper = (b.upper + s->mean * tv) * (1.0 + 4.0 * 2.220446049250313e-16);
+    out->upper = (b.upper + s->mean * tv) * (1.0 + 4.0 * DBL_EPSILON);
     out->estimate = out->upper;
     out->flags = DPA_NO_LOWER | (isfinite(out->upper) ? 0u : (unsigned)DPA_UNBOUNDED);
     return DPA_OK;
@@ -147,9 +147,9 @@ static int tuning_delta(void *state, const dpa_options *opt, double epsilon, dpa
     int st = base_delta(s, 0.0, &tv, err);
     if (st) return st;
     /* eps_hat rounded down: delta is decreasing */
-    double eps_hat = (epsilon - s->mean * tv) * (1.0 - 4.0 * 2.220446049250313e-16) - 1e-300;
+    double eps_hat = (epsilon - s->mean * tv) * (1.0 - 4.0 * DBL_EPSILON) - 1e-300;
     if (eps_hat >= 0.0 && (st = base_delta(s, eps_hat, &d, err))) return st;
-    out->upper = fmin(1.0, s->mean * d * (1.0 + 4.0 * 2.220446049250313e-16));
+    out->upper = fmin(1.0, s->mean * d * (1.0 + 4.0 * DBL_EPSILON));
     out->estimate = out->upper;
     out->flags = DPA_NO_LOWER;
     return DPA_OK;
