@@ -25,6 +25,7 @@
 #include "numerics.h"
 #include "pld_grid.h"
 #include "pld_profiles.h"
+#include "shuffle_clones.h"
 
 #include <float.h>
 #include <math.h>
@@ -138,7 +139,7 @@ static int visit_leaf(const dpa_event *leaf, double times, void *vctx, dpa_error
     if (!pld_profile_equal(&pair[0], &pair[1])) s->worlds = 2;
     /* sampling without replacement: the least pair that dominates every
      * step, but a fixed pair of datasets need not attain it (pld_mechanisms.c) */
-    if (pair[0].pair == PLD_WITHOUT_REPLACEMENT) s->pair_lower = 1;
+    if (pair[0].pair == PLD_WITHOUT_REPLACEMENT || pair[0].pair == PLD_SHUFFLE_CLONES) s->pair_lower = 1;
     s->comp[s->n].times = (uint64_t)times;
     s->n++;
     c->added++;
@@ -195,8 +196,16 @@ static int node_range(const pld_profile *p, double z, double h, int64_t *k0, int
     return DPA_OK;
 }
 
+static int discretise_tabulated(const pld_profile *p, double z, double h, int sides, pld_grid out[2]);
 static int discretise(const pld_profile *p, double z, double h, pld_side side, pld_grid *g)
 {
+    if (p->pair == PLD_SHUFFLE_CLONES) {
+        /* its node values come from one pass over its atoms */
+        pld_grid one[2];
+        int st = discretise_tabulated(p, z, h, side == PLD_UPPER ? 1 : 2, one);
+        if (!st) *g = one[side];
+        return st;
+    }
     int64_t k0, k1;
     int st = node_range(p, z, h, &k0, &k1);
     if (st) return st;
@@ -216,6 +225,7 @@ typedef struct {
     int64_t k0;
     size_t n;
     double *ld, *re;
+    double *lq_gt, *lq_ge;  /* log Q(L > l), log Q(L >= l) at the nodes, when tabulated (shuffle clones) */
 } node_values;
 
 static double tabulated(const node_values *t, double eps, double sign)
@@ -230,34 +240,77 @@ static double tabulated(const node_values *t, double eps, double sign)
 
 static double tabulated_upper(double eps, void *t) { return tabulated(t, eps, 1.0); }
 static double tabulated_lower(double eps, void *t) { return tabulated(t, eps, -1.0); }
-static double tabulated_q_survival(double eps, void *t)
+static double tabulated_q_survival(double eps, void *tv)
 {
-    pld_profile copy = ((const node_values *)t)->p;
+    const node_values *t = tv;
+    if (t->lq_gt) {
+        /* at a node, or just below one (Q(L > prev(l)) = Q(L >= l)) */
+        double x = eps / t->h - (double)t->k0, i = nearbyint(x);
+        if (fabs(x - i) < 1e-6 && i >= 0.0 && i < (double)t->n) {
+            size_t j = (size_t)i;
+            return eps < (double)(t->k0 + (int64_t)j) * t->h ? t->lq_ge[j] : t->lq_gt[j];
+        }
+    }
+    pld_profile copy = t->p;
     return pld_profile_log_q_survival(eps, &copy);
+}
+
+/* The clones pair's node values from its binned atoms (one pass over the
+ * atoms instead of a walk over the clone count per node). */
+static int clones_node_values(node_values *t)
+{
+    size_t n = t->n;
+    double *buf = malloc(4 * n * sizeof *buf);
+    t->lq_gt = malloc(n * sizeof *t->lq_gt);
+    t->lq_ge = malloc(n * sizeof *t->lq_ge);
+    int st = buf && t->lq_gt && t->lq_ge ? DPA_OK : DPA_ENOMEM;
+    if (!st) {
+        clones_pair cp = clones_pair_make(t->p.eps, 0.0, t->p.k, t->p.randomizer);
+        st = clones_node_table(&cp, t->h, t->k0, n, buf, buf + n, buf + 2 * n, buf + 3 * n);
+    }
+    for (size_t i = 0; !st && i < n; i++) {
+        double lo = buf[i], up = buf[n + i], mid = 0.5 * (lo + up);
+        t->ld[i] = log(mid);
+        t->re[i] = mid > 0.0 ? fmin(1.0, (up - lo) / (2.0 * mid) * (1.0 + 1e-9) + 4.0 * DBL_EPSILON) : 1e-13;
+        t->lq_gt[i] = log(buf[2 * n + i]);
+        t->lq_ge[i] = log(buf[3 * n + i]);
+    }
+    free(buf);
+    return st;
 }
 
 /* Both discretisations of one pair at step h: out[PLD_UPPER], out[PLD_LOWER]. */
 static int discretise_both(const pld_profile *p, double z, double h, pld_grid out[2])
 {
+    return discretise_tabulated(p, z, h, 3, out);
+}
+
+/* The discretisations of `sides` (bit 1 upper, bit 2 lower) from the
+ * profile tabulated at the nodes. */
+static int discretise_tabulated(const pld_profile *p, double z, double h, int sides, pld_grid out[2])
+{
     int64_t k0, k1;
     int st = node_range(p, z, h, &k0, &k1);
     if (st) return st;
-    node_values t = { *p, h, k0, (size_t)(k1 - k0 + 1), NULL, NULL };
+    node_values t = { *p, h, k0, (size_t)(k1 - k0 + 1), NULL, NULL, NULL, NULL };
     t.ld = malloc(t.n * sizeof *t.ld);
     t.re = malloc(t.n * sizeof *t.re);
     st = t.ld && t.re ? DPA_OK : DPA_ENOMEM;
-    for (size_t i = 0; !st && i < t.n; i++) {
+    if (!st && p->pair == PLD_SHUFFLE_CLONES) st = clones_node_values(&t);
+    for (size_t i = 0; !st && !t.lq_gt && i < t.n; i++) {
         double eps = (double)(t.k0 + (int64_t)i) * h;
         t.ld[i] = pld_profile_log_delta_relerr(eps, &t.p, &t.re[i]);
     }
-    if (!st) st = pld_grid_connect_dots(&out[PLD_UPPER], tabulated_upper, &t, h, t.k0, k1);
-    if (!st) {
+    if (!st && (sides & 1)) st = pld_grid_connect_dots(&out[PLD_UPPER], tabulated_upper, &t, h, t.k0, k1);
+    if (!st && (sides & 2)) {
         st = pld_grid_lower_dots(&out[PLD_LOWER], tabulated_lower, tabulated_q_survival, &t, h, t.k0, k1,
                                  pld_profile_atom_spacing(p) != 0.0);
-        if (st) pld_grid_free(&out[PLD_UPPER]);
+        if (st && (sides & 1)) pld_grid_free(&out[PLD_UPPER]);
     }
     free(t.ld);
     free(t.re);
+    free(t.lq_gt);
+    free(t.lq_ge);
     return st;
 }
 

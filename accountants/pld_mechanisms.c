@@ -19,6 +19,7 @@
  * l_i > eps: non-negative terms, so no cancellation.
  */
 #include "pld_mechanisms.h"
+#include "shuffle_clones.h"
 #include "numerics.h"
 
 #include <float.h>
@@ -487,6 +488,34 @@ static double wor_log_q(const pld_profile *p, double eps)
     return lr > la ? qr : la > lr ? qa : fmin(qr, qa);
 }
 
+/* ---- the shuffle clones pair ------------------------------------------------------ */
+
+static clones_pair clones_of(const pld_profile *p)
+{
+    return clones_pair_make(p->eps, 0.0, p->k, p->randomizer);
+}
+
+/* log of the bracket's midpoint, and the bracket's half-width relative to it */
+double pld_mech_clones_log_delta(const pld_profile *p, double eps, double *relerr)
+{
+    clones_pair cp = clones_of(p);
+    double lo, up;
+    clones_delta(&cp, eps, &lo, &up);
+    double mid = 0.5 * (lo + up);
+    *relerr = mid > 0.0 ? fmin(1.0, (up - lo) / (2.0 * mid) * (1.0 + 1e-9) + 4.0 * ULP) : 1e-13;
+    return log(mid);
+}
+
+/* log Q(L > eps): the bracket's upper end (the lower discretisation uses it
+ * for the chord errors, where over-estimates only lower the bound) */
+static double clones_log_q(const pld_profile *p, double eps)
+{
+    clones_pair cp = clones_of(p);
+    double lo, up;
+    clones_q_survival(&cp, eps, &lo, &up);
+    return log(up);
+}
+
 /* ---- dispatch ------------------------------------------------------------------- */
 
 double pld_mech_log_delta(const pld_profile *p, double eps)
@@ -503,6 +532,10 @@ double pld_mech_log_delta(const pld_profile *p, double eps)
     case PLD_SAMPLED_REMOVE: return sampled_remove_log_delta(p, eps);
     case PLD_SAMPLED_ADD: return sampled_add_log_delta(p, eps);
     case PLD_WITHOUT_REPLACEMENT: return wor_log_delta(p, eps);
+    case PLD_SHUFFLE_CLONES: {
+        double ignored;
+        return pld_mech_clones_log_delta(p, eps, &ignored);
+    }
     default: return NAN;
     }
 }
@@ -521,6 +554,7 @@ double pld_mech_log_q_survival(const pld_profile *p, double eps)
     case PLD_SAMPLED_REMOVE: return sampled_remove_log_q(p, eps);
     case PLD_SAMPLED_ADD: return sampled_add_log_q(p, eps);
     case PLD_WITHOUT_REPLACEMENT: return wor_log_q(p, eps);
+    case PLD_SHUFFLE_CLONES: return clones_log_q(p, eps);
     default: return NAN;
     }
 }
@@ -570,6 +604,13 @@ void pld_mech_loss_range(const pld_profile *p, double z, double *lo, double *hi)
         *hi = fmax(*hi, l1);
         return;
     }
+    case PLD_SHUFFLE_CLONES: {
+        /* the pair is symmetric; outside [-t, t] P holds about 2 Phibar(z) */
+        clones_pair cp = clones_of(p);
+        *hi = clones_loss_range(&cp, erfc(z / M_SQRT2));
+        *lo = -*hi;
+        return;
+    }
     default: *lo = *hi = NAN; return;
     }
 }
@@ -586,6 +627,7 @@ double pld_profile_atom_spacing(const pld_profile *p)
     case PLD_EPSILON_DELTA: return p->eps;                    /* +-eps (and 0) */
     case PLD_DISCRETE_LAPLACE: return 1.0 / p->sigma;         /* (2x - k)/t */
     case PLD_DISCRETE_GAUSSIAN: return (double)p->k / (2.0 * p->sigma * p->sigma); /* k(2x - k)/(2 s^2) */
+    case PLD_SHUFFLE_CLONES: return NAN;                     /* log ratios of binomial mixtures */
     case PLD_SAMPLED_REMOVE:
     case PLD_SAMPLED_ADD:
     case PLD_WITHOUT_REPLACEMENT: {
@@ -623,6 +665,11 @@ static double loss_scale(const pld_profile *p)
 
 double pld_mech_delta_relerr(const pld_profile *p, double eps)
 {
+    if (p->pair == PLD_SHUFFLE_CLONES) {
+        double relerr;
+        pld_mech_clones_log_delta(p, eps, &relerr);
+        return relerr;
+    }
     if (p->pair == PLD_WITHOUT_REPLACEMENT) {
         /* |max(a', b') - max(a, b)| <= max(|a' - a|, |b' - b|) */
         pld_profile part[2];

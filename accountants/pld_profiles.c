@@ -16,6 +16,7 @@
  */
 #include "pld_profiles.h"
 #include "pld_mechanisms.h"
+#include "shuffle_clones.h"
 #include "gaussian_profile.h"
 #include "internal.h"
 #include "numerics.h"
@@ -191,6 +192,7 @@ double pld_profile_log_delta_relerr(double epsilon, const pld_profile *p, double
     /* the Poisson pairs' bound needs the ratio of delta's two terms, which
      * their log delta computes anyway: one evaluation instead of two (the
      * profile at the nodes dominated heterogeneous compositions) */
+    if (p->pair == PLD_SHUFFLE_CLONES) return pld_mech_clones_log_delta(p, epsilon, relerr);
     if (isfinite(epsilon) &&
         (p->pair == PLD_POISSON_REMOVE || (p->pair == PLD_POISSON_ADD && !(epsilon < -700.0)))) {
         double log_ratio;
@@ -206,7 +208,8 @@ double pld_profile_log_delta_relerr(double epsilon, const pld_profile *p, double
 int pld_profile_equal(const pld_profile *a, const pld_profile *b)
 {
     return a->pair == b->pair && a->sigma == b->sigma && a->q == b->q && a->inner == b->inner &&
-           a->eps == b->eps && a->delta == b->delta && a->k == b->k && a->log_norm == b->log_norm;
+           a->eps == b->eps && a->delta == b->delta && a->k == b->k && a->log_norm == b->log_norm &&
+           a->randomizer == b->randomizer;
 }
 
 pld_profile pld_profile_discrete_gaussian(double sigma, uint64_t sensitivity)
@@ -283,6 +286,20 @@ static int leaf_pair(const dpa_event *e, pld_profile *out, dpa_error *err)
         p.eps = p0;
         p.delta = p1;
         break;
+    case DPA_EVENT_SHUFFLED:
+        /* checked by the event's constructor: eps0 > 0, n >= 1, the class */
+        if (p1 > 0.0)
+            return dpa_fail(err, DPA_EUNSUPPORTED,
+                            "pld: shuffled (eps0, delta0) randomizers with delta0 > 0 are bounded by a pair plus "
+                            "a total-variation term, not by a pair alone; use the shuffle accountant (one round)");
+        if ((double)c0 > CLONES_MAX_USERS)
+            return dpa_fail(err, DPA_EUNSUPPORTED,
+                            "pld: more than 1e9 shuffled users (%llu) is not supported", (unsigned long long)c0);
+        p.pair = PLD_SHUFFLE_CLONES;
+        p.eps = p0;
+        p.k = c0;
+        p.randomizer = (int)dpa_event_count(e, 1);
+        break;
     default:
         return NO_PAIR;
     }
@@ -309,10 +326,6 @@ static int unsupported(const dpa_event *e, dpa_error *err)
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "pld: sampling with replacement has no known dominating pair; it is not supported by "
                         "pld (nor by rdp)");
-    case DPA_EVENT_SHUFFLED:
-        return dpa_fail(err, DPA_EUNSUPPORTED,
-                        "pld: shuffled events have no known privacy loss distribution here; use the shuffle "
-                        "accountant");
     default:
         return dpa_fail(err, DPA_EUNSUPPORTED, "pld: %s events are not supported", name);
     }
@@ -412,6 +425,14 @@ int pld_profile_of_event(const dpa_event *leaf, dpa_relation relation, pld_profi
         return unsupported(inner, err);
     }
     if (st) return st;
+    if (p.pair == PLD_SHUFFLE_CLONES) {
+        if (sampled)
+            return dpa_fail(err, DPA_EUNSUPPORTED, "pld: %s of shuffled rounds is not supported", sampling_name);
+        if (relation != DPA_REPLACE_ONE)
+            return dpa_fail(err, DPA_EUNSUPPORTED,
+                            "pld: shuffled events: amplification by shuffling is stated for replace-one neighbours (n users, one's "
+                            "data replaced); use the replace-one relation");
+    }
     if (q == 1.0) {
         pairs[0] = pairs[1] = p;
         return DPA_OK;

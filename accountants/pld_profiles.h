@@ -27,6 +27,8 @@ typedef enum {
                            * s = sigma (twice the event's noise multiplier, see of_event) */
     PLD_SAMPLED_REMOVE,   /* (q P + (1-q) Q, Q), (P, Q) the pair `inner` with this struct's parameters */
     PLD_SAMPLED_ADD,      /* (Q, q P + (1-q) Q) */
+    PLD_SHUFFLE_CLONES,   /* the clones pair of n shuffled eps0-local randomizers (shuffle_clones.c);
+                           * eps = eps0, k = n, randomizer = the dpa_local_class */
     PLD_WITHOUT_REPLACEMENT /* sampling of m records out of n without replacement,
                            * replace-one, q = m/n: the pair whose profile is
                            * max(delta of (q P + (1-q) Q, Q), delta of (Q, q P + (1-q) Q)),
@@ -48,6 +50,7 @@ typedef struct pld_profile {
     uint64_t k;           /* randomized response: k; discrete mechanisms: sensitivity */
     double log_norm;      /* discrete Gaussian: set by pld_profile_of_event or
                            * pld_profile_discrete_gaussian */
+    int randomizer;       /* shuffle clones: the dpa_local_class */
 } pld_profile;
 
 /* The dominating pairs of one leaf event (anything but a composed or

@@ -153,8 +153,22 @@ dpa_event *dpa_event_noisy_cgd(const dpa_noisy_cgd_params *p, dpa_error *err);
  * |1 - eta M|), k batches, E epochs; rounded up. */
 int dpa_noisy_cgd_mu(const dpa_noisy_cgd_params *p, double *mu, dpa_error *err);
 /* n users each applying an eps0-local randomizer, outputs shuffled
- * (replace-one: one user's data replaced); the "shuffle" accountant. */
+ * (replace-one: one user's data replaced); the "shuffle" accountant, and
+ * the pld accountant for several rounds.  The same as
+ * dpa_event_shuffled_local(epsilon0, 0, n, DPA_LOCAL_ANY). */
 dpa_event *dpa_event_shuffled(double epsilon0, uint64_t n, dpa_error *err);
+/* The class of the local randomizer, which decides how many other users
+ * can hide the differing one (see accountants/shuffle_clones.c):
+ * DPA_LOCAL_ANY: any (eps0, delta0)-DP randomizer (Feldman, McMillan &
+ *   Talwar 2021; delta0 > 0 by a reduction derived in that file);
+ * DPA_LOCAL_RR_CLASS: randomizers with R(x)(y) >= (R(x')(y) + R(x'')(y)) /
+ *   (e^eps0 + 1) for all inputs x, x', x'' and outputs y, e.g. k-ary
+ *   randomized response (the "stronger clones" of Feldman, McMillan &
+ *   Talwar 2023, whose erratum restricts it to such randomizers); pure
+ *   (delta0 = 0) only.  The caller declares the class. */
+typedef enum { DPA_LOCAL_ANY = 0, DPA_LOCAL_RR_CLASS = 1 } dpa_local_class;
+dpa_event *dpa_event_shuffled_local(double epsilon0, double delta0, uint64_t n, dpa_local_class randomizer,
+                                    dpa_error *err);
 /* The closed form of Feldman, McMillan & Talwar 2021 (Thm 3.1) for that
  * event: the eps at delta, DPA_EINVAL outside its validity condition
  * eps0 <= log(n / (16 log(4/delta))), which the error message states. */

@@ -33,7 +33,7 @@ static const struct {
     [DPA_EVENT_TREE_AGGREGATION] = { "tree_aggregation", { "sigma" }, { "steps", "restart_every" } },
     [DPA_EVENT_NOISY_CGD] = { "noisy_cgd", { "m", "M", "eta", "sensitivity", "sigma" },
                               { "batches", "epochs" } },
-    [DPA_EVENT_SHUFFLED] = { "shuffled", { "eps0" }, { "n" } },
+    [DPA_EVENT_SHUFFLED] = { "shuffled", { "eps0", "delta0" }, { "n", "class" } },
     [DPA_EVENT_POISSON_SAMPLED] = { "poisson", { "q" }, { 0 } },
     [DPA_EVENT_SAMPLED_WITHOUT_REPLACEMENT] = { "without_replacement", { 0 }, { "n", "m" } },
     [DPA_EVENT_SAMPLED_WITH_REPLACEMENT] = { "with_replacement", { 0 }, { "n", "m" } },
@@ -192,13 +192,25 @@ dpa_event *dpa_event_noisy_cgd(const dpa_noisy_cgd_params *p, dpa_error *err)
     return e;
 }
 
-dpa_event *dpa_event_shuffled(double epsilon0, uint64_t n, dpa_error *err)
+dpa_event *dpa_event_shuffled_local(double epsilon0, double delta0, uint64_t n, dpa_local_class randomizer,
+                                    dpa_error *err)
 {
     REQUIRE(positive_finite(epsilon0), "shuffled: eps0 must be positive and finite, got %g", epsilon0);
+    REQUIRE(delta0 >= 0.0 && delta0 < 1.0, "shuffled: delta0 must lie in [0, 1), got %g", delta0);
     REQUIRE(n >= 1, "shuffled: n must be at least 1");
+    REQUIRE(randomizer == DPA_LOCAL_ANY || randomizer == DPA_LOCAL_RR_CLASS,
+            "shuffled: unknown randomizer class %d", (int)randomizer);
+    REQUIRE(randomizer == DPA_LOCAL_ANY || delta0 == 0.0,
+            "shuffled: the randomized-response class is for pure (delta0 = 0) randomizers, got delta0 = %g",
+            delta0);
     dpa_event *e = event_new(DPA_EVENT_SHUFFLED, err);
-    if (e) { e->param[0] = epsilon0; e->count[0] = n; }
+    if (e) { e->param[0] = epsilon0; e->param[1] = delta0; e->count[0] = n; e->count[1] = (uint64_t)randomizer; }
     return e;
+}
+
+dpa_event *dpa_event_shuffled(double epsilon0, uint64_t n, dpa_error *err)
+{
+    return dpa_event_shuffled_local(epsilon0, 0.0, n, DPA_LOCAL_ANY, err);
 }
 
 /* Wrapper checks must free `inner` when they refuse. */

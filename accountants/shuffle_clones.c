@@ -1,0 +1,549 @@
+/*
+ * shuffle_clones.c - the clones pair of amplification by shuffling,
+ * evaluated exactly (to tracked long-double error bounds).
+ *
+ * The pair (Feldman, McMillan & Talwar 2021, "Hiding among the clones",
+ * Thm 3.2 and Sec. 4).  With a = e^eps0 / (e^eps0 + 1), C ~ Bin(n - 1, p)
+ * the number of other users that act as clones and, given C = c,
+ *   P_c = a Bin(c, 1/2) + (1 - a) (Bin(c, 1/2) + 1),
+ *   Q_c = (1 - a) Bin(c, 1/2) + a (Bin(c, 1/2) + 1),
+ * the shuffled output is a post-processing of (C, K) under P or Q, so
+ *   delta(eps) <= sum_c Pr(C = c) H_{e^eps}(P_c || Q_c).
+ * Q_c is P_c reflected (k -> c + 1 - k), so both directions agree.
+ *
+ * Why it holds, and what p is.  Let R_0, R_1 be the differing user's two
+ * output distributions and R_i another user's.  (i) Because R_0 and R_1
+ * are eps0-indistinguishable, R_0 = a U + (1 - a) V and
+ * R_1 = (1 - a) U + a V for the distributions U = (a R_0 - (1 - a) R_1) /
+ * (2a - 1) and V likewise (both >= 0 exactly because R_0 >= e^-eps0 R_1
+ * and R_1 >= e^-eps0 R_0).  (ii) If every R_i >= p (U + V) / 2 pointwise,
+ * R_i = p (U + V)/2 + (1 - p) LO_i, so with probability p user i outputs
+ * a U or a V sample with probability 1/2 each; given who is a clone, the
+ * multiset of outputs is a post-processing of (number of U samples,
+ * number of V samples), which is (K + D, C - K + 1 - D) with K ~ Bin(C, 1/2)
+ * and D ~ Bern(a) under R_0 (Bern(1 - a) under R_1): the pair above.
+ *   - Any eps0-DP randomizer: U + V = R_0 + R_1 and
+ *     R_i >= e^-eps0 max(R_0, R_1) >= e^-eps0 (R_0 + R_1)/2: p = e^-eps0
+ *     (FMT21).
+ *   - The class with R_i(y) >= (R_x'(y) + R_x''(y)) / (e^eps0 + 1) for all
+ *     inputs i, x', x'' and outputs y (k-ary randomized response is in it,
+ *     with equality at y = x' != i): p = 2 / (e^eps0 + 1) > e^-eps0.
+ *     This is the decomposition of the "stronger clones" analysis of
+ *     Feldman, McMillan & Talwar 2023 (SODA); their erratum restricts its
+ *     general statement to such randomizers, so the class is the caller's
+ *     declaration (DPA_LOCAL_RR_CLASS), never assumed.
+ *   - (eps0, delta0)-DP randomizers (derived here): the pair (R_0, R_1) is
+ *     a post-processing of the four-point (eps0, delta0) pair (Kairouz, Oh
+ *     & Viswanath 2015), so R_b = delta0 E_b + (1 - delta0) R_b'' with R_0''
+ *     and R_1'' as in (i); the differing user is "flagged" (distinguishable
+ *     at worst) with probability delta0.  For the others
+ *     p' (U + V)/2 <= e^-eps0 (R_0 + R_1)/2 with p' = e^-eps0 (1 - delta0),
+ *     and R_i falls short of that by a total mass
+ *     m_i <= (e^-eps0 / 2)(delta_{R_0,R_i}(eps0) + delta_{R_1,R_i}(eps0))
+ *     <= e^-eps0 delta0; moving m_i of R_i's surplus there gives an R~_i
+ *     with TV(R_i, R~_i) <= m_i that decomposes with p'.  The same R~_i
+ *     serve both datasets, so the real outputs are within M = (n - 1)
+ *     e^-eps0 delta0 in TV of the decomposed ones under either, and
+ *       delta(eps) <= delta0 + (1 - delta0) delta_p'(eps) + (1 + e^eps) M.
+ *     (For adaptive randomizers the per-step decompositions and the
+ *     per-step TV couplings are the same; FMT21's adaptive argument uses
+ *     only the former.)
+ *
+ * One H_c in closed form: P_c / Q_c decreases in k, and P_c(k) > e^eps Q_c(k)
+ * iff k < beta (c + 1), beta = (e^eps0 - e^eps) / ((e^eps0 - 1)(e^eps + 1)),
+ * so with F the CDF of Bin(c, 1/2), b its pmf and kappa the largest such k,
+ *   H_c = A b(kappa) - (e^eps - 1) F(kappa - 1),  A = (1 - e^{eps - eps0}) / (1 + e^-eps0),
+ *   Q_c(L > eps) = (1 - a) b(kappa) + F(kappa - 1).
+ * Each sum over c is computed by walking c in long double (see walk_sum),
+ * over a window of +-14 standard deviations of C, the tails bounded by
+ * Chernoff.  What limits n is the log-gamma start of the walks (relative
+ * error ~ n log n ulps of long double): up to 1e9.
+ */
+#include "shuffle_clones.h"
+#include "internal.h"
+#include "numerics.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define WINDOW_SD 14.0
+#define ULD LDBL_EPSILON         /* unit roundoff of long double (2^-63 on x86-64) */
+
+typedef long double ld;
+
+clones_pair clones_pair_make(double eps0, double delta0, uint64_t n, int randomizer_class)
+{
+    clones_pair cp = { .eps0 = eps0, .n = n, .flagged = 0.0 };
+    ld e0 = (ld)eps0;
+    if (randomizer_class == DPA_LOCAL_RR_CLASS) {
+        /* p = 2 / (e^eps0 + 1) = 2 e^-eps0 / (1 + e^-eps0), 1 - p = (1 - e^-eps0) / (1 + e^-eps0) */
+        ld l1 = log1pl(expl(-e0));
+        cp.log_p = logl(2.0L) - e0 - l1;
+        cp.log_q = logl(-expm1l(-e0)) - l1;
+    } else {
+        /* p = e^-eps0 (1 - delta0) */
+        cp.flagged = delta0;
+        cp.log_p = -e0 + log1pl(-(ld)delta0);
+        cp.log_q = logl(-expm1l(-e0) + expl(-e0) * (ld)delta0);
+    }
+    return cp;
+}
+
+/* log Bin(N, p)(k) from log-gammas, with a bound on its absolute error:
+ * a few ulps of each term's magnitude (glibc's lgammal is good to a few
+ * ulps; the terms reach N log N, which is what limits N). */
+static ld log_binom(uint64_t N, uint64_t k, ld log_p, ld log_q, ld *abs_err)
+{
+    ld t[5] = { lgammal((ld)N + 1.0L), -lgammal((ld)k + 1.0L), -lgammal((ld)(N - k) + 1.0L),
+                k ? (ld)k * log_p : 0.0L, N - k ? (ld)(N - k) * log_q : 0.0L };
+    ld v = 0.0L, mag = 0.0L;
+    for (int i = 0; i < 5; i++) { v += t[i]; mag += fabsl(t[i]); }
+    *abs_err = 16.0L * ULD * (mag + 1.0L);
+    return v;
+}
+
+/* Chernoff-Hoeffding: P(Bin(N, p) <= a) or P(Bin(N, p) >= a), by the side
+ * of a against N p, <= exp(-N D(a/N || p)). */
+static double binom_tail_bound(uint64_t N, double a, ld log_p, ld log_q)
+{
+    ld x = (ld)a / (ld)N;
+    ld d = (x > 0.0L ? x * (logl(x) - log_p) : 0.0L) + (x < 1.0L ? (1.0L - x) * (log1pl(-x) - log_q) : 0.0L);
+    return (double)fminl(1.0L, expl(-(ld)N * d) * (1.0L + 64.0L * ULD));
+}
+
+/* The window [lo, hi] of C ~ Bin(n - 1, p), the Chernoff bounds on the
+ * mass below and above it, and the start of the weight walk. */
+typedef struct {
+    uint64_t N, lo, hi;
+    double tail_lo, tail_hi;
+    ld w_lo, ratio;           /* Pr(C = lo); p / (1 - p) */
+    double weight_relerr;     /* of every weight the walk produces */
+} clones_window;
+
+static clones_window window_of(const clones_pair *cp)
+{
+    clones_window W = { .N = cp->n - 1 };
+    ld p = expl(cp->log_p), q = expl(cp->log_q);
+    double mean = (double)W.N * (double)p, sd = sqrt((double)W.N * (double)p * (double)q);
+    double lo = floor(mean - WINDOW_SD * sd) - 1.0, hi = ceil(mean + WINDOW_SD * sd) + 1.0;
+    W.lo = lo < 0.0 ? 0 : (uint64_t)lo;
+    W.hi = hi > (double)W.N ? W.N : (uint64_t)hi;
+    ld lerr;
+    W.w_lo = expl(log_binom(W.N, W.lo, cp->log_p, cp->log_q, &lerr));
+    W.ratio = expl(cp->log_p - cp->log_q);
+    /* w(c + 1) = w(c) (N - c)/(c + 1) ratio: a few roundings per step */
+    W.weight_relerr = (double)(expm1l(lerr) + 8.0L * ULD * (ld)(W.hi - W.lo + 2)) + DBL_EPSILON;
+    W.tail_lo = W.lo > 0 ? binom_tail_bound(W.N, (double)W.lo - 1.0, cp->log_p, cp->log_q) : 0.0;
+    W.tail_hi = W.hi < W.N ? binom_tail_bound(W.N, (double)W.hi + 1.0, cp->log_p, cp->log_q) : 0.0;
+    return W;
+}
+
+/* The start of a walk at (c, k): b = Bin(c, 1/2)(k) from log-gammas and
+ * F = Bin(c, 1/2)(<= k) summed downwards, the rest of the sum bounded by the
+ * geometric tail of the (decreasing) term ratios; with their errors. */
+static void walk_start(uint64_t c, uint64_t k, ld *b, ld *relb, ld *F, ld *absF)
+{
+    ld lerr, lh = logl(0.5L);
+    *b = expl(log_binom(c, k, lh, lh, &lerr));
+    *relb = expm1l(lerr) + 4.0L * ULD;
+    ld sum = *b, term = *b, rest = 0.0L;
+    for (uint64_t j = k; j > 0; j--) {
+        ld r = (ld)j / (ld)(c - j + 1);          /* b(j - 1) / b(j), decreasing with j */
+        term *= r;
+        sum += term;
+        if (r < 1.0L && term * r / (1.0L - r) < 1e-30L * sum) {
+            rest = term * r / (1.0L - r);
+            break;
+        }
+    }
+    *F = sum;
+    *absF = rest + sum * (*relb + 4.0L * ULD * (ld)(k + 2));
+}
+
+/* sum_c Pr(C = c) T_c with T_c = alpha b_c(kappa) + gamma F_c(kappa - 1),
+ * clamped to [0, 1], kappa = ceil(beta (c + 1)) - 1 in [0, c], beta in
+ * (0, 1], bracketed.  Beyond the window T_c is bounded by the last value
+ * when `monotone` (T_c does not increase with c) and by 1 otherwise; below
+ * it by 1.
+ *
+ * kappa grows by 0 or 1 from c to c + 1 (beta <= 1), and Bin(c + 1, 1/2) is
+ * Bin(c, 1/2) plus a fair coin:
+ *   F_{c+1}(k) = F_c(k) - b_c(k)/2,  b_{c+1}(k) = b_c(k) (c + 1) / (2 (c + 1 - k)),
+ * so one start (a log-gamma pmf and a downward sum for F) and O(1) long
+ * double work per c give every T_c, with tracked error bounds. */
+static void walk_sum(const clones_pair *cp, ld beta, ld alpha, ld gamma, int monotone, double *lower,
+                     double *upper)
+{
+    clones_window W = window_of(cp);
+    uint64_t c = W.lo;
+    ld kc = ceill(beta * ((ld)c + 1.0L)) - 1.0L;
+    uint64_t k = kc < 0.0L ? 0 : kc > (ld)c ? c : (uint64_t)kc;
+    ld b, relb, F, absF;
+    walk_start(c, k, &b, &relb, &F, &absF);
+    ld start_rel = F > 0.0L ? absF / F : 0.0L;
+    ld w = W.w_lo;
+    dpa_sum up = { 0 }, dn = { 0 };
+    double rw = W.weight_relerr;
+    for (;;) {
+        /* T_c and its error: F(k - 1) = F - b, exactly 0 at k = 0 (where
+         * gamma may be huge: -(e^eps - 1)) */
+        ld f1 = 0.0L, f1err = 0.0L;
+        if (k > 0) {
+            f1 = fmaxl(0.0L, F - b);
+            f1err = absF + b * relb + ULD * F;
+        }
+        ld t1 = alpha * b, t2 = gamma * f1;
+        ld t = t1 + t2;
+        ld terr = fabsl(t1) * (relb + 8.0L * ULD) + fabsl(gamma) * f1err + 8.0L * ULD * (fabsl(t1) + fabsl(t2));
+        double tu = (double)fminl(1.0L, t + terr) * (1.0 + 4.0 * DBL_EPSILON);
+        double tl = (double)fmaxl(0.0L, t - terr) * (1.0 - 4.0 * DBL_EPSILON);
+        double wd = (double)w;
+        dpa_sum_add(&up, wd * (1.0 + rw) * tu);
+        dpa_sum_add(&dn, wd * (1.0 - rw) * tl);
+        if (c == W.hi) {
+            dpa_sum_add(&up, W.tail_hi * (monotone ? tu : 1.0) + W.tail_lo);
+            break;
+        }
+        /* step to c + 1 */
+        if (c < W.N) w *= (ld)(W.N - c) / (ld)(c + 1) * W.ratio;
+        ld nb = b * (ld)(c + 1) / (2.0L * (ld)(c + 1 - k));
+        F -= 0.5L * b;
+        absF += 0.5L * b * relb + 2.0L * ULD * (F + b);
+        b = nb;
+        relb += 4.0L * ULD;
+        c++;
+        kc = ceill(beta * ((ld)c + 1.0L)) - 1.0L;
+        if (kc > (ld)k && k < c) {                /* kappa moved up by one */
+            b = b * (ld)(c - k) / (ld)(k + 1);
+            k++;
+            F += b;
+            relb += 4.0L * ULD;
+            absF += b * relb + 2.0L * ULD * F;
+        }
+        /* F_c+1 = F_c - b/2 keeps the absolute error while F shrinks: when
+         * its relative error has doubled (plus 1e-15), start afresh here */
+        if (absF > (2.0L * start_rel + 1e-15L) * F) {
+            walk_start(c, k, &b, &relb, &F, &absF);
+            start_rel = F > 0.0L ? absF / F : 0.0L;
+        }
+    }
+    *upper = fmin(1.0, dpa_sum_value(&up) * (1.0 + 1e-13));
+    *lower = fmax(0.0, dpa_sum_value(&dn) * (1.0 - 1e-13));
+}
+
+/* beta(eps) for eps in (-eps0, eps0), formed divided by e^eps0. */
+static ld beta_of(const clones_pair *cp, ld e)
+{
+    ld e0 = (ld)cp->eps0;
+    return -expm1l(e - e0) / (-expm1l(-e0) * (expl(e) + 1.0L));
+}
+
+/* delta of the unflagged pair (P_p, Q_p) at eps >= 0. */
+static void clean_delta(const clones_pair *cp, double eps, double *lower, double *upper)
+{
+    if (!(eps < cp->eps0)) { *lower = *upper = 0.0; return; }   /* the pair is eps0-DP */
+    ld e0 = (ld)cp->eps0, e = (ld)eps;
+    ld A = -expm1l(e - e0) / (1.0L + expl(-e0));
+    walk_sum(cp, beta_of(cp, e), A, -expm1l(e), 1, lower, upper);
+}
+
+void clones_delta(const clones_pair *cp, double eps, double *lower, double *upper)
+{
+    double lo, up;
+    if (eps >= 0.0) clean_delta(cp, eps, &lo, &up);
+    else {
+        /* delta(eps) = 1 - e^eps + e^eps delta(-eps): the pair is symmetric */
+        clean_delta(cp, -eps, &lo, &up);
+        double base = -expm1(eps), s = exp(eps);
+        lo = (base + s * lo) * (1.0 - 4.0 * DBL_EPSILON);
+        up = fmin(1.0, (base + s * up) * (1.0 + 4.0 * DBL_EPSILON));
+    }
+    /* the flagged mass: delta0 + (1 - delta0) delta_p (disjoint supports) */
+    double f = cp->flagged;
+    *lower = fmax(0.0, (f + (1.0 - f) * lo) * (1.0 - 4.0 * DBL_EPSILON));
+    *upper = fmin(1.0, (f + (1.0 - f) * up) * (1.0 + 4.0 * DBL_EPSILON));
+}
+
+void clones_q_survival(const clones_pair *cp, double eps, double *lower, double *upper)
+{
+    double lo, up;
+    if (!(eps < cp->eps0)) lo = up = 0.0;               /* L <= eps0 */
+    else if (eps < -cp->eps0) lo = up = 1.0;            /* L >= -eps0 */
+    else {
+        ld e0 = (ld)cp->eps0;
+        ld beta = eps == -cp->eps0 ? 1.0L : beta_of(cp, (ld)eps);
+        walk_sum(cp, beta, 1.0L / (1.0L + expl(e0)), 1.0L, 0, &lo, &up);
+    }
+    double f = cp->flagged;      /* Q's flagged mass sits at loss -inf */
+    *lower = lo * (1.0 - f) * (1.0 - 4.0 * DBL_EPSILON);
+    *upper = fmin(1.0, up * (1.0 - f) * (1.0 + 4.0 * DBL_EPSILON));
+}
+
+static double loss_range_search(const clones_pair *cp, double mass);
+
+double clones_loss_range(const clones_pair *cp, double mass)
+{
+    /* the pld accountant asks for the same range many times per query (a
+     * bisection of 80 walks each): one entry per thread remembers it */
+    static _Thread_local struct { int have; double eps0, mass; uint64_t n; long double log_p; double t; } memo;
+    if (memo.have && memo.eps0 == cp->eps0 && memo.n == cp->n && memo.log_p == cp->log_p && memo.mass == mass)
+        return memo.t;
+    double t = loss_range_search(cp, mass);
+    memo.have = 1;
+    memo.eps0 = cp->eps0;
+    memo.n = cp->n;
+    memo.log_p = cp->log_p;
+    memo.mass = mass;
+    memo.t = t;
+    return t;
+}
+
+static double loss_range_search(const clones_pair *cp, double mass)
+{
+    /* P(L > t) = delta(t) + e^t Q(L > t) for the unflagged pair, and
+     * P(L < -t) = Q(L > t) <= P(L > t) by symmetry; bisection on [0, eps0] */
+    clones_pair clean = *cp;
+    clean.flagged = 0.0;
+    double a = 0.0, b = cp->eps0;
+    for (int it = 0; it < 40; it++) {
+        double t = 0.5 * (a + b), dl, du, sl, su;
+        (void)du; (void)su;
+        clones_delta(&clean, t, &dl, &du);
+        clones_q_survival(&clean, t, &sl, &su);
+        /* the lower ends: the upper ones carry the Chernoff bounds on the
+         * clone count's tails (~1e-43), above the masses asked for; the
+         * range decides accuracy only, never validity */
+        if (dl + exp(t) * sl <= 0.5 * mass) b = t;
+        else a = t;
+    }
+    return b;
+}
+
+double clones_hybrid_delta(const clones_pair *cp, double eps)
+{
+    if (cp->flagged == 0.0) return 0.0;
+    double M = (double)(cp->n - 1) * exp(-cp->eps0) * cp->flagged;
+    return (1.0 + exp(eps)) * M * (1.0 + 8.0 * DBL_EPSILON);
+}
+
+/* ---- the pair's losses binned on a grid ------------------------------------------ */
+
+/* Bin(c, 1/2) outside [k_lo, k_hi] = c/2 -+ (KWINDOW_SD sd + 1) holds at
+ * most 2 exp(-2 t^2 / c) = 2 e^{-KWINDOW_SD^2 / 2} (Hoeffding, t = sd z). */
+#define KWINDOW_SD 10.0
+
+/* Bin(c, 1/2) on a window [base, base + len) of k, carried from c to
+ * c + 1 by Pascal's rule b_{c+1}(k) = (b_c(k) + b_c(k - 1)) / 2 (two
+ * roundings; the walk up k from a log-gamma start divides at every step,
+ * which dominated the table), restarted from log-gammas every 4096 steps
+ * or when the window jumps. */
+typedef struct {
+    double *pmf, *tmp;
+    size_t cap, len;
+    uint64_t base, c;
+    int have, since;
+    double rel;       /* relative error bound of every entry */
+} pmf_window;
+
+static int pmf_window_reserve(pmf_window *pw, size_t len)
+{
+    if (len + 2 <= pw->cap) return DPA_OK;
+    size_t cap = 2 * (len + 2);
+    double *a = realloc(pw->pmf, cap * sizeof *a);
+    if (!a) return DPA_ENOMEM;
+    pw->pmf = a;
+    double *b = realloc(pw->tmp, cap * sizeof *b);
+    if (!b) return DPA_ENOMEM;
+    pw->tmp = b;
+    pw->cap = cap;
+    return DPA_OK;
+}
+
+static int pmf_window_move(pmf_window *pw, uint64_t c, uint64_t s0, uint64_t e)
+{
+    size_t len = (size_t)(e - s0 + 1);
+    if (pmf_window_reserve(pw, len)) return DPA_ENOMEM;
+    int pascal = pw->have && c == pw->c + 1 && pw->since < 4096 && s0 + 1 >= pw->base &&
+                 e <= pw->base + pw->len && pw->len >= 1;
+    if (pascal) {
+        /* the old row on [base - 1, base + len], its two ends by the ratio */
+        uint64_t b0 = pw->base, last = b0 + pw->len - 1, oc = pw->c;
+        double *old = pw->tmp;       /* old[j + 1] = b_oc(b0 + j), j = -1 .. len */
+        old[0] = b0 > 0 ? pw->pmf[0] * (double)b0 / (double)(oc - b0 + 1) : 0.0;
+        for (size_t j = 0; j < pw->len; j++) old[j + 1] = pw->pmf[j];
+        old[pw->len + 1] = last < oc ? pw->pmf[pw->len - 1] * (double)(oc - last) / (double)(last + 1) : 0.0;
+        for (size_t i = 0; i < len; i++) {
+            uint64_t k = s0 + i;     /* old index of k is k - b0 + 1, of k - 1 is k - b0 */
+            double bk = old[k - b0 + 1], bk1 = k >= 1 && k >= b0 ? old[k - b0] : 0.0;
+            pw->pmf[i] = 0.5 * (bk + bk1);
+        }
+        pw->rel += 4.0 * DBL_EPSILON;
+        pw->since++;
+    } else {
+        ld lerr, lh = logl(0.5L);
+        double b = (double)expl(log_binom(c, s0, lh, lh, &lerr));
+        for (size_t i = 0; i < len; i++) {
+            uint64_t k = s0 + i;
+            pw->pmf[i] = b;
+            b = k < c ? b * (double)(c - k) / (double)(k + 1) : 0.0;
+        }
+        pw->rel = (double)expm1l(lerr) + 4.0 * DBL_EPSILON * (double)(len + 2);
+        pw->since = 0;
+        pw->have = 1;
+    }
+    pw->base = s0;
+    pw->len = len;
+    pw->c = c;
+    return DPA_OK;
+}
+
+/* The first j with beta[j] <= x (m if none); beta is nonincreasing. */
+static size_t first_node_at_most(const double *beta, size_t m, double x)
+{
+    size_t lo = 0, hi = m;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (beta[mid] <= x) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+int clones_node_table(const clones_pair *cp, double h, int64_t k0, size_t m, double *delta_lo,
+                      double *delta_up, double *q_gt, double *q_ge)
+{
+    clones_pair clean = *cp;
+    clean.flagged = 0.0;
+    clones_window W = window_of(&clean);
+    /* per node: P(L > l_j), Q(L > l_j), Q(L >= l_j) summed over c, and the
+     * node's beta (L(c, k) > l iff k < beta(l) (c + 1)) */
+    double *pgt = calloc(m, sizeof *pgt), *qgt = calloc(m, sizeof *qgt), *qge = calloc(m, sizeof *qge);
+    /* full[j]: P- and Q-mass of whole windows of atoms with L > l_j'' for every j'' <= j */
+    double *pfull = calloc(m, sizeof *pfull), *qfull = calloc(m, sizeof *qfull);
+    double *beta = malloc(m * sizeof *beta), *F = NULL;
+    size_t F_cap = 0, count_c = 0;
+    pmf_window pw = { 0 };
+    int st = pgt && qgt && qge && pfull && qfull && beta ? DPA_OK : DPA_ENOMEM;
+    ld e0 = (ld)cp->eps0, a = 1.0L / (1.0L + expl(-e0)), oma = 1.0L / (1.0L + expl(e0));
+    const double ad = (double)a, omad = (double)oma;
+    for (size_t j = 0; !st && j < m; j++) {
+        double l = (double)(k0 + (int64_t)j) * h;
+        /* beta = 1 (every k but c + 1) at and below -eps0, 0 from eps0 on */
+        beta[j] = !(l < cp->eps0) ? 0.0 : !(l > -cp->eps0) ? (l == -cp->eps0 ? 1.0 : 2.0)
+                                                               : (double)beta_of(cp, (ld)l);
+    }
+    ld w = W.w_lo;
+    ld outside = (ld)(W.tail_lo + W.tail_hi);   /* P-mass of unknown loss: at +inf for the upper bound */
+    ld relerr = (ld)W.weight_relerr;            /* of every atom's mass, grown below */
+    ld hoeff = 2.0L * expl(-0.5L * (ld)(KWINDOW_SD * KWINDOW_SD));
+    size_t terms = 0;
+    for (uint64_t c = W.lo; !st; c++) {
+        /* the window atoms k in [k_lo, k_hi] of K ~ Bin(c, 1/2) (the pair's
+         * k runs to c + 1); the others hold P-mass <= P(Bin <= k_lo - 1) +
+         * P(Bin >= k_hi) <= 2 e^{-2 t^2 / c} (Hoeffding), counted in
+         * `outside` for the upper bound and left out of the lower one */
+        ld sd = 0.5L * sqrtl((ld)c);
+        ld klo = floorl(0.5L * (ld)c - KWINDOW_SD * sd) - 1.0L, khi = ceill(0.5L * (ld)c + KWINDOW_SD * sd) + 1.0L;
+        uint64_t k_lo = klo < 0.0L ? 0 : (uint64_t)klo, k_hi = khi > (ld)c ? c + 1 : (uint64_t)khi;
+        if (k_lo > 0 || k_hi < c + 1) outside += w * hoeff;
+        /* F[i] = w Bin(c, 1/2)(s <= K <= s + i) for s = k_lo - 1 (an atom k
+         * has mass from b(k) and b(k - 1)) up to e = min(k_hi, c), walked
+         * up in double (a few roundings per step) */
+        uint64_t s0 = k_lo > 0 ? k_lo - 1 : 0, e = k_hi < c ? k_hi : c;
+        size_t len = (size_t)(e - s0 + 1);
+        if (len > F_cap) {
+            double *nf = realloc(F, len * sizeof *F);
+            if (!nf) { st = DPA_ENOMEM; break; }
+            F = nf;
+            F_cap = len;
+        }
+        st = pmf_window_move(&pw, c, s0, e);
+        if (st) break;
+        double acc = 0.0, wd = (double)w;
+        for (size_t i = 0; i < len; i++) {
+            acc += pw.pmf[i];
+            F[i] = wd * acc;
+        }
+        ld rel_c = (ld)pw.rel + 4.0L * (ld)DBL_EPSILON * (ld)(len + 4);
+        if (rel_c > relerr - (ld)W.weight_relerr) relerr = (ld)W.weight_relerr + rel_c;
+        /* G(k) = w Bin(c, 1/2)(s0 <= K <= k) */
+#define G(k) ((k) < (int64_t)s0 ? 0.0 : (k) >= (int64_t)e ? F[len - 1] : F[(size_t)((k) - (int64_t)s0)])
+        const int64_t lo_k = (int64_t)k_lo, hi_k = (int64_t)k_hi;
+        const double glo1 = G(lo_k - 1), glo2 = G(lo_k - 2);
+        double cp1 = (double)(c + 1);
+        /* beta decreases along the nodes, and so does kappa: the nodes
+         * before j1 take the whole window (kappa >= k_hi: beta (c + 1) >
+         * k_hi), those from j2 on none of it (beta (c + 1) <= k_lo) */
+        size_t j1 = first_node_at_most(beta, m, (double)k_hi / cp1);
+        size_t j2 = first_node_at_most(beta, m, (double)k_lo / cp1);
+        if (j1 > 0) {
+            double g1 = G(hi_k) - glo1, g0 = G(hi_k - 1) - glo2;
+            pfull[j1 - 1] += ad * g1 + omad * g0;
+            qfull[j1 - 1] += omad * g1 + ad * g0;
+        }
+        for (size_t j = j1; j < j2; j++) {
+            /* the window atoms with L > l_j: k_lo <= k <= kappa' = min(kappa,
+             * k_hi), kappa = ceil(beta (c + 1)) - 1; their P-mass is
+             * a (G(kappa') - G(k_lo - 1)) + (1 - a) (G(kappa' - 1) - G(k_lo - 2)) */
+            double bc = beta[j] * cp1;
+            double ce = ceil(bc);
+            int64_t kap = beta[j] > 1.0 ? (int64_t)c + 1 : (int64_t)ce - 1;
+            int exact = ce == bc && beta[j] <= 1.0;   /* an atom exactly at l_j: k = kappa + 1 */
+            for (int pass = 0; pass < 2; pass++) {
+                int64_t kk = kap + pass;
+                if (kk > hi_k) kk = hi_k;
+                double g1 = 0.0, g0 = 0.0;
+                if (kk >= lo_k) {
+                    g1 = G(kk) - glo1;
+                    g0 = G(kk - 1) - glo2;
+                }
+                if (pass == 0) {
+                    pgt[j] += ad * g1 + omad * g0;
+                    qgt[j] += omad * g1 + ad * g0;
+                    if (!exact) { qge[j] += omad * g1 + ad * g0; break; }
+                } else {
+                    qge[j] += omad * g1 + ad * g0;
+                }
+            }
+        }
+#undef G
+        terms += len;
+        count_c++;
+        if (c == W.hi) break;
+        if (c < W.N) w *= (ld)(W.N - c) / (ld)(c + 1) * W.ratio;
+    }
+    if (st) {
+        free(pgt); free(qgt); free(qge); free(pfull); free(qfull); free(beta); free(F);
+        free(pw.pmf); free(pw.tmp);
+        return st;
+    }
+    /* the whole windows, added to every node up to where they were recorded */
+    double sfp = 0.0, sfq = 0.0;
+    for (size_t j = m; j-- > 0;) {
+        sfp += pfull[j];
+        sfq += qfull[j];
+        pgt[j] += sfp;
+        qgt[j] += sfq;
+        qge[j] += sfq;
+    }
+    /* each mass carries relative error relerr; the double sums of positive
+     * terms over c (and the windows) a relative (count + 2) u each */
+    (void)terms;
+    ld round = 2.0L * (ld)DBL_EPSILON * (ld)(2 * count_c + 8);
+    ld f = (ld)cp->flagged;
+    for (size_t j = 0; j < m; j++) {
+        ld sp = pgt[j], sq = qgt[j];
+        ld l = (ld)((double)(k0 + (int64_t)j) * h), el = expl(l);
+        ld d = sp - el * sq, err = (relerr + round) * (sp + el * sq);
+        ld up = d + err + outside, lo = d - err;
+        /* the flagged mass: delta0 + (1 - delta0) delta_p */
+        delta_up[j] = (double)fminl(1.0L, (f + (1.0L - f) * up) * (1.0L + 8.0L * ULD)) * (1.0 + 2.0 * DBL_EPSILON);
+        delta_lo[j] = (double)fmaxl(0.0L, (f + (1.0L - f) * fmaxl(0.0L, lo)) * (1.0L - 8.0L * ULD));
+        q_gt[j] = (double)fminl(1.0L, (1.0L - f) * (sq * (1.0L + relerr + round) + outside));
+        q_ge[j] = (double)fminl(1.0L, (1.0L - f) * (qge[j] * (1.0L + relerr + round) + outside));
+    }
+    free(pgt); free(qgt); free(qge); free(pfull); free(qfull); free(beta); free(F);
+    free(pw.pmf); free(pw.tmp);
+    return DPA_OK;
+}
