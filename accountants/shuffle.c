@@ -92,12 +92,12 @@ static int shuffle_compose(void *state, const dpa_options *opt, const dpa_event 
     return DPA_OK;
 }
 
-/* delta at eps, bracketed: the pair's, and the hybrid term on top for the
- * upper bound (delta0 > 0). */
-static void delta_bracket(const shuffle_state *s, double eps, double *lower, double *upper)
+/* delta at eps, bracketed: the pair's, and with `hybrid` the hybrid term on
+ * top of the upper bound (delta0 > 0). */
+static void delta_bracket(const shuffle_state *s, double eps, int hybrid, double *lower, double *upper)
 {
     clones_delta(&s->pair, eps, lower, upper);
-    *upper = fmin(1.0, *upper + clones_hybrid_delta(&s->pair, eps));
+    if (hybrid) *upper = fmin(1.0, *upper + clones_hybrid_delta(&s->pair, eps));
 }
 
 static int shuffle_delta(void *state, const dpa_options *opt, double epsilon, dpa_bound *out, dpa_error *err)
@@ -107,11 +107,12 @@ static int shuffle_delta(void *state, const dpa_options *opt, double epsilon, dp
     *out = (dpa_bound){ 0 };
     if (!s->have) { out->flags = DPA_EXACT; return DPA_OK; }
     double lo, up;
-    delta_bracket(s, epsilon, &lo, &up);
+    delta_bracket(s, epsilon, 0, &lo, &up);
     out->lower = lo;
-    out->upper = up;
-    out->estimate = 0.5 * (lo + up);
+    out->upper = fmin(1.0, up + clones_hybrid_delta(&s->pair, epsilon));
+    out->estimate = 0.5 * (lo + out->upper);
     out->flags = DPA_PAIR_LOWER;
+    /* the accuracy is the pair's bracket's (the hybrid term is exact) */
     if (!(up - lo <= eps_error * up))
         return dpa_fail(err, DPA_EACCURACY, "shuffle: delta bracket [%g, %g] is wider than eps_error %g allows",
                         lo, up, eps_error);
@@ -123,17 +124,87 @@ static int shuffle_delta(void *state, const dpa_options *opt, double epsilon, dp
  * endpoints are returned, +inf when even eps0 does not meet delta (possible
  * with delta0 > 0).  The upper side's delta need not be monotone (the
  * hybrid term grows with eps): any verified point is a valid bound. */
-static double invert(const shuffle_state *s, double delta, int upper_side, double eps_error)
+static double invert(const shuffle_state *s, double delta, int upper_side, int hybrid, double eps_error);
+
+/* ---- Gaussian local randomizers ------------------------------------------------ */
+
+/* The shuffled bound with the Gaussian's split (eps0, delta0(eps0)): the
+ * certified eps at delta (+inf when that split cannot reach it). */
+static double gaussian_split_epsilon(double mu, uint64_t n, double eps0, double delta, double *delta0)
+{
+    dpa_bound b;
+    dpa_error ignored = { 0 };
+    if (dpa_gdp_delta(mu, eps0, &b, &ignored) != DPA_OK || !(b.upper < delta)) return INFINITY;
+    *delta0 = b.upper;
+    shuffle_state s = { 1, clones_pair_make(eps0, b.upper, n, DPA_LOCAL_ANY) };
+    return invert(&s, delta, 1, 1, 1e-3);
+}
+
+int dpa_shuffled_gaussian_epsilon(double noise_multiplier, uint64_t n, double delta, dpa_shuffled_gaussian *out,
+                                  dpa_error *err)
+{
+    if (!out) return dpa_fail(err, DPA_EINVAL, "shuffled gaussian: output is NULL");
+    if (!(noise_multiplier > 0.0 && isfinite(noise_multiplier)))
+        return dpa_fail(err, DPA_EINVAL, "shuffled gaussian: noise multiplier must be positive and finite, got %g",
+                        noise_multiplier);
+    if (n < 1) return dpa_fail(err, DPA_EINVAL, "shuffled gaussian: n must be at least 1");
+    if ((double)n > CLONES_MAX_USERS)
+        return dpa_fail(err, DPA_EUNSUPPORTED, "shuffled gaussian: more than 1e9 records (%llu) is not supported",
+                        (unsigned long long)n);
+    int st = dpa_check_delta(delta, err);
+    if (st) return st;
+    *out = (dpa_shuffled_gaussian){ 0 };
+    double mu = 1.0 / noise_multiplier;
+    dpa_bound plain;
+    st = dpa_gdp_epsilon(mu, delta, &plain, err);
+    if (st) return st;
+    out->plain_epsilon = plain.upper;
+    /* Every split gives a valid bound, so the search decides tightness
+     * only: a log grid of eps0 over [1e-3, 30], then golden sections
+     * around the best point. */
+    const int grid = 48;
+    double best = INFINITY, best_e0 = NAN, best_d0 = NAN;
+    double e0s[48];
+    for (int i = 0; i < grid; i++) {
+        e0s[i] = 1e-3 * pow(3e4, (double)i / (double)(grid - 1));
+        double d0, e = gaussian_split_epsilon(mu, n, e0s[i], delta, &d0);
+        if (e < best) { best = e; best_e0 = e0s[i]; best_d0 = d0; }
+    }
+    if (isfinite(best)) {
+        int i = 0;
+        while (e0s[i] != best_e0) i++;
+        double a = e0s[i > 0 ? i - 1 : 0], b = e0s[i + 1 < grid ? i + 1 : grid - 1];
+        const double g = 0.5 * (3.0 - sqrt(5.0));
+        double x1 = a + g * (b - a), x2 = b - g * (b - a), d1, d2;
+        double f1 = gaussian_split_epsilon(mu, n, x1, delta, &d1), f2 = gaussian_split_epsilon(mu, n, x2, delta, &d2);
+        for (int it = 0; it < 24; it++) {
+            if (f1 < best) { best = f1; best_e0 = x1; best_d0 = d1; }
+            if (f2 < best) { best = f2; best_e0 = x2; best_d0 = d2; }
+            if (f1 <= f2) { b = x2; x2 = x1; f2 = f1; d2 = d1; x1 = a + g * (b - a); f1 = gaussian_split_epsilon(mu, n, x1, delta, &d1); }
+            else { a = x1; x1 = x2; f1 = f2; d1 = d2; x2 = b - g * (b - a); f2 = gaussian_split_epsilon(mu, n, x2, delta, &d2); }
+        }
+        if (f1 < best) { best = f1; best_e0 = x1; best_d0 = d1; }
+        if (f2 < best) { best = f2; best_e0 = x2; best_d0 = d2; }
+    }
+    out->shuffled_epsilon = best;
+    out->epsilon0 = best_e0;
+    out->delta0 = best_d0;
+    out->amplified = best < out->plain_epsilon;
+    out->epsilon = out->amplified ? best : out->plain_epsilon;
+    return DPA_OK;
+}
+
+static double invert(const shuffle_state *s, double delta, int upper_side, int hybrid, double eps_error)
 {
     double a = 0.0, b = s->pair.eps0;
     double l, u;
-    delta_bracket(s, b, &l, &u);
+    delta_bracket(s, b, hybrid, &l, &u);
     if (!((upper_side ? u : l) <= delta)) return INFINITY;
-    delta_bracket(s, 0.0, &l, &u);
+    delta_bracket(s, 0.0, hybrid, &l, &u);
     if ((upper_side ? u : l) <= delta) return 0.0;
     for (int it = 0; it < 200 && b - a > 1e-4 * eps_error * b; it++) {
         double mid = 0.5 * (a + b);
-        delta_bracket(s, mid, &l, &u);
+        delta_bracket(s, mid, hybrid, &l, &u);
         if ((upper_side ? u : l) <= delta) b = mid;
         else a = mid;
     }
@@ -146,7 +217,8 @@ static int shuffle_epsilon(void *state, const dpa_options *opt, double delta, dp
     double eps_error = opt->tolerance > 0.0 ? opt->tolerance : DEFAULT_EPS_ERROR;
     *out = (dpa_bound){ 0 };
     if (!s->have) { out->flags = DPA_EXACT; return DPA_OK; }
-    double up = invert(s, delta, 1, eps_error), lo = invert(s, delta, 0, eps_error);
+    double lo = invert(s, delta, 0, 0, eps_error), up_pair = invert(s, delta, 1, 0, eps_error);
+    double up = s->pair.flagged > 0.0 ? invert(s, delta, 1, 1, eps_error) : up_pair;
     out->lower = fmin(lo, up);
     out->upper = up;
     out->flags = DPA_PAIR_LOWER;
@@ -157,9 +229,10 @@ static int shuffle_epsilon(void *state, const dpa_options *opt, double delta, dp
         return DPA_OK;
     }
     out->estimate = 0.5 * (out->lower + up);
-    if (!(up - out->lower <= eps_error * up))
+    /* the accuracy is the pair's bracket's (the hybrid term is exact) */
+    if (!(up_pair - fmin(lo, up_pair) <= eps_error * up_pair))
         return dpa_fail(err, DPA_EACCURACY, "shuffle: eps bracket [%g, %g] is wider than eps_error %g allows",
-                        out->lower, up, eps_error);
+                        fmin(lo, up_pair), up_pair, eps_error);
     return DPA_OK;
 }
 

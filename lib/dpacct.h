@@ -169,6 +169,22 @@ dpa_event *dpa_event_shuffled(double epsilon0, uint64_t n, dpa_error *err);
 typedef enum { DPA_LOCAL_ANY = 0, DPA_LOCAL_RR_CLASS = 1 } dpa_local_class;
 dpa_event *dpa_event_shuffled_local(double epsilon0, double delta0, uint64_t n, dpa_local_class randomizer,
                                     dpa_error *err);
+/* A Gaussian local randomizer per record, outputs shuffled (DP-GLMtron's
+ * step: each of n records passes through one Gaussian step with noise
+ * multiplier f, i.e. (eps0, delta0(eps0)) the profile of mu = 1/f): the
+ * clones bound for (eps0, delta0)-local randomizers at the split eps0 that
+ * minimises eps (searched; every split is valid), and the plain bound
+ * without amplification (mu = 1/f GDP); `epsilon` is the smaller and
+ * `amplified` says which.  Replace-one. */
+typedef struct dpa_shuffled_gaussian {
+    double epsilon;          /* min(shuffled_epsilon, plain_epsilon): certified */
+    int amplified;           /* 1 when shuffling gave it */
+    double plain_epsilon;    /* mu = 1/f Gaussian DP at delta */
+    double shuffled_epsilon; /* the clones bound at the best split; +inf when no split reaches delta */
+    double epsilon0, delta0; /* that split (NaN when none) */
+} dpa_shuffled_gaussian;
+int dpa_shuffled_gaussian_epsilon(double noise_multiplier, uint64_t n, double delta, dpa_shuffled_gaussian *out,
+                                  dpa_error *err);
 /* The closed form of Feldman, McMillan & Talwar 2021 (Thm 3.1) for that
  * event: the eps at delta, DPA_EINVAL outside its validity condition
  * eps0 <= log(n / (16 log(4/delta))), which the error message states. */

@@ -305,12 +305,39 @@ double ref_noisy_cgd_mu(double s_over_sigma, double x, unsigned long k, unsigned
 
 double ref_shuffle_delta(double eps0, unsigned long n, double eps)
 {
+    return ref_clones_delta(eps0, n, 0, 0.0, eps);
+}
+
+/* The clone probability of the class at 256 bits: 2/(e^eps0 + 1) (class 1)
+ * or e^-eps0 (1 - delta0) (class 0). */
+static void clone_probability(mpfr_t p, double eps0, int cls, double delta0)
+{
+    mpfr_t t;
+    mpfr_init2(t, 256);
+    mpfr_set_d(t, eps0, MPFR_RNDN);
+    if (cls == 1) {
+        mpfr_exp(t, t, MPFR_RNDN);
+        mpfr_add_ui(t, t, 1, MPFR_RNDN);
+        mpfr_ui_div(p, 2, t, MPFR_RNDN);
+    } else {
+        mpfr_neg(t, t, MPFR_RNDN);
+        mpfr_exp(p, t, MPFR_RNDN);
+        mpfr_set_d(t, delta0, MPFR_RNDN);
+        mpfr_ui_sub(t, 1, t, MPFR_RNDN);
+        mpfr_mul(p, p, t, MPFR_RNDN);
+    }
+    mpfr_clear(t);
+}
+
+double ref_clones_delta(double eps0, unsigned long n, int cls, double delta0, double eps)
+{
     mpfr_t p, q1, al, ee, w, b0, b1, row_prev, pk, qk, acc, t, ratio;
     mpfr_inits2(256, p, q1, al, ee, w, b0, b1, row_prev, pk, qk, acc, t, ratio, (mpfr_ptr)0);
-    mpfr_set_d(p, -eps0, MPFR_RNDN);
-    mpfr_exp(p, p, MPFR_RNDN);                        /* p = e^-eps0 */
+    clone_probability(p, eps0, cls, delta0);
     mpfr_ui_sub(q1, 1, p, MPFR_RNDN);                 /* 1 - p */
-    mpfr_add_ui(al, p, 1, MPFR_RNDN);
+    mpfr_set_d(al, -eps0, MPFR_RNDN);
+    mpfr_exp(al, al, MPFR_RNDN);
+    mpfr_add_ui(al, al, 1, MPFR_RNDN);
     mpfr_ui_div(al, 1, al, MPFR_RNDN);                /* alpha = 1/(1 + e^-eps0) */
     mpfr_set_d(ee, eps, MPFR_RNDN);
     mpfr_exp(ee, ee, MPFR_RNDN);
@@ -351,6 +378,12 @@ double ref_shuffle_delta(double eps0, unsigned long n, double eps)
         mpfr_div_ui(w, w, c + 1, MPFR_RNDN);
         mpfr_mul(w, w, ratio, MPFR_RNDN);
     }
+    /* the flagged mass: delta0 + (1 - delta0) delta_p */
+    mpfr_set_d(t, delta0, MPFR_RNDN);
+    mpfr_ui_sub(t, 1, t, MPFR_RNDN);
+    mpfr_mul(acc, acc, t, MPFR_RNDN);
+    mpfr_set_d(t, delta0, MPFR_RNDN);
+    mpfr_add(acc, acc, t, MPFR_RNDN);
     double out = mpfr_get_d(acc, MPFR_RNDN);
     for (unsigned long i = 0; i <= n; i++) mpfr_clear(row[i]);
     free(row);
@@ -847,3 +880,154 @@ static double ref_pair_eval(const ref_pair *r, double eps, int want_q)
 
 double ref_pair_log_delta(const ref_pair *r, double eps) { return ref_pair_eval(r, eps, 0); }
 double ref_pair_log_q_survival(const ref_pair *r, double eps) { return ref_pair_eval(r, eps, 1); }
+
+/* The atoms (P-mass, Q-mass) of the clones pair, C ~ Bin(n - 1, p), at
+ * `prec` bits, allocated and initialised here; returns their number (the
+ * sum over c of c + 2). */
+static size_t clones_atoms(double eps0, unsigned long n, int cls, mpfr_t **P, mpfr_t **Q, mpfr_prec_t prec)
+{
+    size_t m = 0;
+    for (unsigned long c = 0; c < n; c++) m += c + 2;
+    *P = malloc(m * sizeof **P);
+    *Q = malloc(m * sizeof **Q);
+    mpfr_t p, q1, al, oma, w, b, bprev, t;
+    mpfr_inits2(prec, p, q1, al, oma, w, b, bprev, t, (mpfr_ptr)0);
+    clone_probability(p, eps0, cls, 0.0);
+    mpfr_ui_sub(q1, 1, p, MPFR_RNDN);
+    mpfr_set_d(al, -eps0, MPFR_RNDN);
+    mpfr_exp(al, al, MPFR_RNDN);
+    mpfr_add_ui(al, al, 1, MPFR_RNDN);
+    mpfr_ui_div(al, 1, al, MPFR_RNDN);                /* a = e^eps0 / (e^eps0 + 1) */
+    mpfr_ui_sub(oma, 1, al, MPFR_RNDN);
+    mpfr_pow_ui(w, q1, n - 1, MPFR_RNDN);             /* Pr(C = 0) */
+    size_t i = 0;
+    for (unsigned long c = 0; c < n; c++) {
+        mpfr_set_ui(b, 1, MPFR_RNDN);
+        mpfr_div_2ui(b, b, c, MPFR_RNDN);             /* b(0) = 2^-c */
+        mpfr_set_ui(bprev, 0, MPFR_RNDN);
+        for (unsigned long k = 0; k <= c + 1; k++, i++) {
+            mpfr_init2((*P)[i], prec);
+            mpfr_init2((*Q)[i], prec);
+            mpfr_mul((*P)[i], al, b, MPFR_RNDN);
+            mpfr_fma((*P)[i], oma, bprev, (*P)[i], MPFR_RNDN);
+            mpfr_mul((*P)[i], (*P)[i], w, MPFR_RNDN);
+            mpfr_mul((*Q)[i], oma, b, MPFR_RNDN);
+            mpfr_fma((*Q)[i], al, bprev, (*Q)[i], MPFR_RNDN);
+            mpfr_mul((*Q)[i], (*Q)[i], w, MPFR_RNDN);
+            mpfr_set(bprev, b, MPFR_RNDN);
+            if (k < c) {
+                mpfr_mul_ui(b, b, c - k, MPFR_RNDN);
+                mpfr_div_ui(b, b, k + 1, MPFR_RNDN);
+            } else {
+                mpfr_set_ui(b, 0, MPFR_RNDN);
+            }
+        }
+        /* Pr(C = c + 1) = Pr(C = c) (n - 1 - c)/(c + 1) p/(1 - p) */
+        mpfr_mul_ui(w, w, n - 1 - c, MPFR_RNDN);
+        mpfr_div_ui(w, w, c + 1, MPFR_RNDN);
+        mpfr_mul(w, w, p, MPFR_RNDN);
+        mpfr_div(w, w, q1, MPFR_RNDN);
+    }
+    mpfr_clears(p, q1, al, oma, w, b, bprev, t, (mpfr_ptr)0);
+    return m;
+}
+
+double ref_clones_composed_delta(double eps0, unsigned long n, int cls, int T, double eps)
+{
+    const mpfr_prec_t prec = 160;
+    mpfr_t *P, *Q;
+    size_t m = clones_atoms(eps0, n, cls, &P, &Q, prec);
+    /* the (T-1)-fold product atoms, then the last factor summed directly */
+    size_t cm = 1;
+    mpfr_t *CP = malloc(sizeof *CP), *CQ = malloc(sizeof *CQ);
+    mpfr_init2(CP[0], prec);
+    mpfr_init2(CQ[0], prec);
+    mpfr_set_ui(CP[0], 1, MPFR_RNDN);
+    mpfr_set_ui(CQ[0], 1, MPFR_RNDN);
+    for (int r = 1; r < T; r++) {
+        mpfr_t *NP = malloc(cm * m * sizeof *NP), *NQ = malloc(cm * m * sizeof *NQ);
+        for (size_t i = 0; i < cm; i++)
+            for (size_t j = 0; j < m; j++) {
+                mpfr_init2(NP[i * m + j], prec);
+                mpfr_init2(NQ[i * m + j], prec);
+                mpfr_mul(NP[i * m + j], CP[i], P[j], MPFR_RNDN);
+                mpfr_mul(NQ[i * m + j], CQ[i], Q[j], MPFR_RNDN);
+            }
+        for (size_t i = 0; i < cm; i++) { mpfr_clear(CP[i]); mpfr_clear(CQ[i]); }
+        free(CP);
+        free(CQ);
+        CP = NP;
+        CQ = NQ;
+        cm *= m;
+    }
+    mpfr_t ee, acc, t, u;
+    mpfr_inits2(prec, ee, acc, t, u, (mpfr_ptr)0);
+    mpfr_set_d(ee, eps, MPFR_RNDN);
+    mpfr_exp(ee, ee, MPFR_RNDN);
+    mpfr_set_ui(acc, 0, MPFR_RNDN);
+    for (size_t i = 0; i < cm; i++)
+        for (size_t j = 0; j < m; j++) {
+            mpfr_mul(t, CP[i], P[j], MPFR_RNDN);
+            mpfr_mul(u, CQ[i], Q[j], MPFR_RNDN);
+            mpfr_mul(u, u, ee, MPFR_RNDN);
+            mpfr_sub(t, t, u, MPFR_RNDN);
+            if (mpfr_sgn(t) > 0) mpfr_add(acc, acc, t, MPFR_RNDN);
+        }
+    double out = mpfr_get_d(acc, MPFR_RNDN);
+    for (size_t i = 0; i < cm; i++) { mpfr_clear(CP[i]); mpfr_clear(CQ[i]); }
+    for (size_t j = 0; j < m; j++) { mpfr_clear(P[j]); mpfr_clear(Q[j]); }
+    free(CP); free(CQ); free(P); free(Q);
+    mpfr_clears(ee, acc, t, u, (mpfr_ptr)0);
+    return out;
+}
+
+double ref_shuffled_rr_delta(double eps0, unsigned long n, unsigned long ones, double eps)
+{
+    /* Y = number of 1 reports: Bern(r) for the differing user (r = 1/(e^eps0+1)
+     * with input 0, 1 - r with input 1), Bin(ones, 1 - r) + Bin(n - 1 - ones, r)
+     * for the others; delta = sum_y (P(y) - e^eps Q(y))_+ */
+    const mpfr_prec_t prec = 256;
+    mpfr_t r, s, *dist, *nd, t, ee, acc, pk, qk;
+    mpfr_inits2(prec, r, s, t, ee, acc, pk, qk, (mpfr_ptr)0);
+    mpfr_set_d(r, eps0, MPFR_RNDN);
+    mpfr_exp(r, r, MPFR_RNDN);
+    mpfr_add_ui(r, r, 1, MPFR_RNDN);
+    mpfr_ui_div(r, 1, r, MPFR_RNDN);
+    mpfr_ui_sub(s, 1, r, MPFR_RNDN);
+    dist = malloc((n + 1) * sizeof *dist);
+    nd = malloc((n + 1) * sizeof *nd);
+    for (unsigned long i = 0; i <= n; i++) {
+        mpfr_init2(dist[i], prec);
+        mpfr_init2(nd[i], prec);
+        mpfr_set_ui(dist[i], i == 0, MPFR_RNDN);
+    }
+    /* the others, one Bernoulli at a time */
+    for (unsigned long u = 0; u + 1 < n; u++) {
+        mpfr_srcptr one = u < ones ? s : r;      /* P(report 1) */
+        mpfr_ui_sub(t, 1, one, MPFR_RNDN);
+        for (unsigned long y = 0; y <= u + 1; y++) {   /* dist[u + 1] is still 0 */
+            mpfr_mul(nd[y], dist[y], t, MPFR_RNDN);
+            if (y >= 1) mpfr_fma(nd[y], dist[y - 1], one, nd[y], MPFR_RNDN);
+        }
+        for (unsigned long y = 0; y <= u + 1; y++) mpfr_set(dist[y], nd[y], MPFR_RNDN);
+    }
+    mpfr_set_d(ee, eps, MPFR_RNDN);
+    mpfr_exp(ee, ee, MPFR_RNDN);
+    mpfr_set_ui(acc, 0, MPFR_RNDN);
+    for (unsigned long y = 0; y <= n; y++) {
+        /* P: the differing user reports 1 w.p. r; Q: w.p. s */
+        mpfr_set_ui(pk, 0, MPFR_RNDN);
+        mpfr_set_ui(qk, 0, MPFR_RNDN);
+        if (y < n) { mpfr_fma(pk, dist[y], s, pk, MPFR_RNDN); mpfr_fma(qk, dist[y], r, qk, MPFR_RNDN); }
+        if (y >= 1) { mpfr_fma(pk, dist[y - 1], r, pk, MPFR_RNDN); mpfr_fma(qk, dist[y - 1], s, qk, MPFR_RNDN); }
+        mpfr_mul(qk, qk, ee, MPFR_RNDN);
+        mpfr_sub(pk, pk, qk, MPFR_RNDN);
+        if (mpfr_sgn(pk) > 0) mpfr_add(acc, acc, pk, MPFR_RNDN);
+    }
+    double out = mpfr_get_d(acc, MPFR_RNDN);
+    for (unsigned long i = 0; i <= n; i++) { mpfr_clear(dist[i]); mpfr_clear(nd[i]); }
+    free(dist);
+    free(nd);
+    mpfr_clears(r, s, t, ee, acc, pk, qk, (mpfr_ptr)0);
+    return out;
+}

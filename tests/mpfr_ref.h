@@ -41,6 +41,19 @@ double ref_shuffle_delta(double eps0, unsigned long n, double eps);
  * from the closed form of accountants/shuffle.c evaluated at 200 bits with
  * the pmf from lngamma and the CDF summed term by term. */
 double ref_shuffle_delta_window(double eps0, unsigned long n, double eps);
+/* delta(eps) of the clones pair with the clone probability of the class:
+ * 2/(e^eps0 + 1) (cls 1, the randomized-response class) or e^-eps0 (1 -
+ * delta0) (cls 0), the flagged mass delta0 added: delta0 + (1 - delta0) H;
+ * enumerated as ref_shuffle_delta. */
+double ref_clones_delta(double eps0, unsigned long n, int cls, double delta0, double eps);
+/* delta(eps) of the T-fold product of the clones pair (delta0 = 0): every
+ * T-tuple of atoms enumerated at 160 bits (tiny n and T only). */
+double ref_clones_composed_delta(double eps0, unsigned long n, int cls, int T, double eps);
+/* delta(eps) of the real shuffled binary randomized response: n users,
+ * `ones` of the other n - 1 holding 1, the differing user 0 against 1; the
+ * output is the number of 1 reports (a sufficient statistic of the
+ * shuffled multiset), computed exactly at 256 bits. */
+double ref_shuffled_rr_delta(double eps0, unsigned long n, unsigned long ones, double eps);
 /* Relative difference |x - ref| / |ref| (0 when both are 0). */
 double rel_err(double x, double ref);
 

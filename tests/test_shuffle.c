@@ -1,9 +1,12 @@
 /*
- * test_shuffle.c - amplification by shuffling (accountants/shuffle.c)
- * against an MPFR enumeration of the clones pair of Feldman, McMillan &
- * Talwar 2021 (every (c, k) term at 256 bits; for larger n every c of the
- * window, each H_c term by term at 200 bits), their closed form (Thm 3.1,
- * which must lie above), and monotonicity in n.
+ * test_shuffle.c - amplification by shuffling (accountants/shuffle.c,
+ * shuffle_clones.c, and the pld accountant for composed rounds) against an
+ * MPFR enumeration of the clones pair of Feldman, McMillan & Talwar 2021
+ * (every (c, k) term at 256 bits; for larger n every c of the window, each
+ * H_c term by term at 200 bits) and of its T-fold product, the exact
+ * shuffled binary randomized response (which the randomized-response class
+ * must dominate), their closed form (Thm 3.1, which must lie above), and
+ * monotonicity in n.
  */
 #include "mpfr_ref.h"
 #include "dpacct.h"
@@ -153,6 +156,192 @@ START_TEST(large_eps0)
 }
 END_TEST
 
+static dpa_accountant *shuffled_local(const char *name, double eps0, double delta0, uint64_t n,
+                                      dpa_local_class cls, uint64_t rounds)
+{
+    dpa_options opt;
+    dpa_options_init(&opt);
+    opt.relation = DPA_REPLACE_ONE;
+    dpa_error err = { 0 };
+    dpa_event *e = dpa_event_shuffled_local(eps0, delta0, n, cls, &err);
+    ck_assert_msg(e != NULL, "%s", err.message);
+    if (rounds > 1) e = dpa_event_self_composed(e, rounds, &err);
+    return accountant_with_options(name, &opt, e);
+}
+
+/* The randomized-response class (clone probability 2/(e^eps0 + 1)): delta
+ * brackets the MPFR enumeration of its pair. */
+START_TEST(rr_class_matches_mpfr)
+{
+    const struct { double eps0; unsigned long n; } cases[] = { { 1.0, 2 }, { 0.5, 50 }, { 2.0, 300 }, { 4.0, 200 } };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        dpa_accountant *a = shuffled_local("shuffle", cases[c].eps0, 0.0, cases[c].n, DPA_LOCAL_RR_CLASS, 1);
+        const double fr[] = { 0.0, 0.05, 0.2, 0.5, 0.9 };
+        for (int i = 0; i < 5; i++) {
+            double eps = fr[i] * cases[c].eps0, ref = ref_clones_delta(cases[c].eps0, cases[c].n, 1, 0.0, eps);
+            dpa_error err = { 0 };
+            dpa_bound b;
+            ck_assert_msg(dpa_accountant_delta(a, eps, &b, &err) == DPA_OK, "%s", err.message);
+            ck_assert_msg(b.lower <= ref && ref <= b.upper, "eps0 %g n %lu eps %g: [%.17g, %.17g] misses %.17g",
+                          cases[c].eps0, cases[c].n, eps, b.lower, b.upper, ref);
+        }
+        dpa_accountant_free(a);
+    }
+}
+END_TEST
+
+/* The real mechanism, shuffled binary randomized response (in the class),
+ * evaluated exactly for several compositions of the other users' data, lies
+ * below the class's bound, which lies below the general (FMT21) one. */
+START_TEST(rr_class_dominates_real_rr)
+{
+    const struct { double eps0; unsigned long n; } cases[] = { { 0.5, 60 }, { 2.0, 300 }, { 4.0, 300 } };
+    double tightest = INFINITY;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        unsigned long n = cases[c].n;
+        dpa_accountant *rr = shuffled_local("shuffle", cases[c].eps0, 0.0, n, DPA_LOCAL_RR_CLASS, 1);
+        dpa_accountant *any = shuffled_local("shuffle", cases[c].eps0, 0.0, n, DPA_LOCAL_ANY, 1);
+        const double fr[] = { 0.02, 0.1, 0.3, 0.6 };
+        for (int i = 0; i < 4; i++) {
+            double eps = fr[i] * cases[c].eps0;
+            dpa_error err = { 0 };
+            dpa_bound brr, bany;
+            ck_assert_int_eq(dpa_accountant_delta(rr, eps, &brr, &err), DPA_OK);
+            ck_assert_int_eq(dpa_accountant_delta(any, eps, &bany, &err), DPA_OK);
+            ck_assert_msg(brr.upper <= bany.upper, "eps0 %g n %lu eps %g: class bound %.6g above the general %.6g",
+                          cases[c].eps0, n, eps, brr.upper, bany.upper);
+            const unsigned long ones[] = { 0, (n - 1) / 2, n - 1 };
+            for (int j = 0; j < 3; j++) {
+                double real = ref_shuffled_rr_delta(cases[c].eps0, n, ones[j], eps);
+                ck_assert_msg(real <= brr.upper, "eps0 %g n %lu ones %lu eps %g: real %.10g above the bound %.10g",
+                              cases[c].eps0, n, ones[j], eps, real, brr.upper);
+                if (real > 1e-12 && brr.upper / real < tightest) tightest = brr.upper / real;
+            }
+        }
+        dpa_accountant_free(rr);
+        dpa_accountant_free(any);
+    }
+    printf("shuffle: binary RR, class bound / exact delta >= %.3g\n", tightest);
+}
+END_TEST
+
+/* (eps0, delta0) randomizers: the pair is the flagged one with clone
+ * probability e^-eps0 (1 - delta0) (MPFR), the upper bound adds the hybrid
+ * term (1 + e^eps)(n - 1) e^-eps0 delta0; below delta0 nothing is certified. */
+START_TEST(approximate_randomizers)
+{
+    const double eps0 = 1.0, d0 = 1e-7;
+    const unsigned long n = 400;
+    dpa_accountant *a = shuffled_local("shuffle", eps0, d0, n, DPA_LOCAL_ANY, 1);
+    const double epss[] = { 0.05, 0.2, 0.5 };
+    for (int i = 0; i < 3; i++) {
+        double eps = epss[i], pair = ref_clones_delta(eps0, n, 0, d0, eps);
+        double hybrid = (1.0 + exp(eps)) * (double)(n - 1) * exp(-eps0) * d0;
+        dpa_error err = { 0 };
+        dpa_bound b;
+        ck_assert_int_eq(dpa_accountant_delta(a, eps, &b, &err), DPA_OK);
+        ck_assert_msg(b.lower <= pair && pair + hybrid <= b.upper && b.upper <= (pair + hybrid) * (1.0 + 1e-9),
+                      "eps %g: [%.12g, %.12g] against pair %.12g + hybrid %.12g", eps, b.lower, b.upper, pair, hybrid);
+    }
+    dpa_error err = { 0 };
+    dpa_bound b, pure;
+    dpa_accountant *p = shuffled_local("shuffle", eps0, 0.0, n, DPA_LOCAL_ANY, 1);
+    ck_assert_int_eq(dpa_accountant_epsilon(a, 1e-3, &b, &err), DPA_OK);
+    ck_assert_int_eq(dpa_accountant_epsilon(p, 1e-3, &pure, &err), DPA_OK);
+    ck_assert_msg(b.upper > pure.upper, "delta0 > 0 gives %.8g, not above the pure %.8g", b.upper, pure.upper);
+    ck_assert_int_eq(dpa_accountant_epsilon(a, 0.5 * d0, &b, &err), DPA_OK);
+    ck_assert(b.flags & DPA_UNBOUNDED);
+    ck_assert(isinf(b.upper));
+    dpa_accountant_free(a);
+    dpa_accountant_free(p);
+}
+END_TEST
+
+/* Shuffled rounds composed by the pld accountant: delta brackets the MPFR
+ * enumeration of every T-tuple of atoms of the pair (small n), for both
+ * classes; one round brackets the shuffle accountant's exact value. */
+START_TEST(pld_composes_rounds)
+{
+    const struct { double eps0; unsigned long n; int cls; int T; double eps; } cases[] = {
+        { 1.0, 12, 0, 2, 0.3 }, { 1.0, 12, 0, 3, 0.5 }, { 2.0, 10, 1, 2, 0.8 }, { 0.5, 16, 0, 2, 0.1 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        dpa_accountant *a = shuffled_local("pld", cases[c].eps0, 0.0, cases[c].n, (dpa_local_class)cases[c].cls,
+                                           (uint64_t)cases[c].T);
+        dpa_error err = { 0 };
+        dpa_bound b;
+        ck_assert_msg(dpa_accountant_delta(a, cases[c].eps, &b, &err) == DPA_OK, "%s", err.message);
+        double ref = ref_clones_composed_delta(cases[c].eps0, cases[c].n, cases[c].cls, cases[c].T, cases[c].eps);
+        printf("shuffle: pld, %d rounds, eps0 %g n %lu: delta [%.10g, %.10g], MPFR %.10g\n", cases[c].T,
+               cases[c].eps0, cases[c].n, b.lower, b.upper, ref);
+        ck_assert_msg(b.lower <= ref && ref <= b.upper, "case %zu: [%.12g, %.12g] misses %.12g", c, b.lower, b.upper,
+                      ref);
+        ck_assert(b.flags & DPA_PAIR_LOWER);
+        dpa_accountant_free(a);
+    }
+    /* one round, n = 1e5: the pld bracket holds the exact eps */
+    dpa_accountant *pl = shuffled_local("pld", 1.0, 0.0, 100000, DPA_LOCAL_ANY, 1);
+    dpa_accountant *sh = shuffled_local("shuffle", 1.0, 0.0, 100000, DPA_LOCAL_ANY, 1);
+    dpa_error err = { 0 };
+    dpa_bound bp, bs;
+    ck_assert_int_eq(dpa_accountant_epsilon(pl, 1e-6, &bp, &err), DPA_OK);
+    ck_assert_int_eq(dpa_accountant_epsilon(sh, 1e-6, &bs, &err), DPA_OK);
+    ck_assert_msg(bp.lower <= bs.lower && bs.upper <= bp.upper, "pld [%.10g, %.10g] vs shuffle [%.10g, %.10g]",
+                  bp.lower, bp.upper, bs.lower, bs.upper);
+    dpa_accountant_free(pl);
+    dpa_accountant_free(sh);
+}
+END_TEST
+
+/* Gaussian local randomizers (DP-GLMtron's step): the split the search
+ * returns is certified by MPFR (delta0 at least the Gaussian profile at
+ * eps0; the flagged pair plus the hybrid term at most delta at eps), the
+ * plain bound is the mu = 1/f Gaussian's, and the smaller is returned. */
+START_TEST(gaussian_local_randomizer)
+{
+    const struct { double f; unsigned long n; double delta; } amp[] = {
+        { 9.95, 550, 0.0 }, { 3.0, 300, 1e-5 },
+    };
+    for (size_t c = 0; c < sizeof amp / sizeof amp[0]; c++) {
+        double delta = amp[c].delta > 0.0 ? amp[c].delta : pow((double)amp[c].n, -1.1);
+        dpa_shuffled_gaussian g;
+        dpa_error err = { 0 };
+        ck_assert_msg(dpa_shuffled_gaussian_epsilon(amp[c].f, amp[c].n, delta, &g, &err) == DPA_OK, "%s", err.message);
+        ck_assert_int_eq(g.amplified, 1);
+        ck_assert_double_eq(g.epsilon, g.shuffled_epsilon);
+        ck_assert_double_lt(g.epsilon, g.plain_epsilon);
+        double mu = 1.0 / amp[c].f;
+        ck_assert_double_ge(g.delta0, ref_gdp_delta(mu, g.epsilon0));
+        double pair = ref_clones_delta(g.epsilon0, amp[c].n, 0, g.delta0, g.epsilon);
+        double hybrid = (1.0 + exp(g.epsilon)) * (double)(amp[c].n - 1) * exp(-g.epsilon0) * g.delta0;
+        printf("shuffle: gaussian f %g n %lu: eps %.6g (plain %.6g) at eps0 %.4g, delta0 %.3g; MPFR delta %.6g + %.3g "
+               "<= %.6g\n", amp[c].f, amp[c].n, g.epsilon, g.plain_epsilon, g.epsilon0, g.delta0, pair, hybrid, delta);
+        ck_assert_msg(pair + hybrid <= delta, "case %zu: delta %.10g + %.3g above %.10g", c, pair, hybrid, delta);
+        ck_assert_double_eq_tol(g.plain_epsilon, ref_gdp_epsilon(mu, delta), 1e-9 * g.plain_epsilon);
+        ck_assert_double_ge(g.plain_epsilon, ref_gdp_epsilon(mu, delta));
+    }
+    /* two records: shuffling cannot beat the Gaussian itself */
+    dpa_shuffled_gaussian g;
+    dpa_error err = { 0 };
+    ck_assert_int_eq(dpa_shuffled_gaussian_epsilon(3.0, 2, 1e-5, &g, &err), DPA_OK);
+    ck_assert_int_eq(g.amplified, 0);
+    ck_assert_double_eq(g.epsilon, g.plain_epsilon);
+    ck_assert_double_ge(g.plain_epsilon, ref_gdp_epsilon(1.0 / 3.0, 1e-5));
+    ck_assert_double_le(g.plain_epsilon, ref_gdp_epsilon(1.0 / 3.0, 1e-5) * (1.0 + 1e-9));
+    /* N = 16512 (California Housing's training split), delta = N^-1.1: the
+     * noise FMT21's closed form needs for eps = 0.05 (14.4, the glmtron
+     * note's table) gives a smaller eps numerically */
+    ck_assert_int_eq(dpa_shuffled_gaussian_epsilon(14.4, 16512, pow(16512.0, -1.1), &g, &err), DPA_OK);
+    ck_assert_msg(g.amplified && g.epsilon < 0.05, "eps %.6g", g.epsilon);
+    /* refusals */
+    ck_assert_int_eq(dpa_shuffled_gaussian_epsilon(0.0, 100, 1e-5, &g, &err), DPA_EINVAL);
+    ck_assert_int_eq(dpa_shuffled_gaussian_epsilon(NAN, 100, 1e-5, &g, &err), DPA_EINVAL);
+    ck_assert_int_eq(dpa_shuffled_gaussian_epsilon(1.0, 0, 1e-5, &g, &err), DPA_EINVAL);
+    ck_assert_int_eq(dpa_shuffled_gaussian_epsilon(1.0, 100, 0.0, &g, &err), DPA_EINVAL);
+    ck_assert_int_eq(dpa_shuffled_gaussian_epsilon(1.0, 100, 1e-5, NULL, &err), DPA_EINVAL);
+}
+END_TEST
+
 START_TEST(refusals)
 {
     dpa_error err = { 0 };
@@ -176,6 +365,22 @@ START_TEST(refusals)
     ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_EUNSUPPORTED);
     dpa_event_free(e);
     dpa_accountant_free(a);
+    /* the pld accountant: no delta0 > 0 (not a pair alone), no sampling of rounds */
+    a = dpa_accountant_new("pld", &opt, &err);
+    e = dpa_event_shuffled_local(1.0, 1e-8, 100, DPA_LOCAL_ANY, &err);
+    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(err.message, "delta0"));
+    dpa_event_free(e);
+    e = dpa_event_poisson_sampled(0.1, dpa_event_shuffled(1.0, 100, &err), &err);
+    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_EUNSUPPORTED);
+    dpa_event_free(e);
+    dpa_accountant_free(a);
+    /* the event: the class is for pure randomizers; delta0 in [0, 1) */
+    ck_assert_ptr_null(dpa_event_shuffled_local(1.0, 1e-8, 100, DPA_LOCAL_RR_CLASS, &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "delta0"));
+    ck_assert_ptr_null(dpa_event_shuffled_local(1.0, 1.0, 100, DPA_LOCAL_ANY, &err));
+    ck_assert_ptr_null(dpa_event_shuffled_local(1.0, NAN, 100, DPA_LOCAL_ANY, &err));
+    ck_assert_ptr_null(dpa_event_shuffled_local(1.0, 0.0, 100, (dpa_local_class)7, &err));
     double eps;
     ck_assert_int_eq(dpa_shuffle_closed_form(5.0, 1000, 1e-6, &eps, &err), DPA_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "log(n / (16 log(4/delta)))"));
@@ -193,6 +398,11 @@ int main(void)
     tcase_add_test(tc, below_closed_form_and_monotone);
     tcase_add_test(tc, large_n_matches_mpfr);
     tcase_add_test(tc, large_eps0);
+    tcase_add_test(tc, rr_class_matches_mpfr);
+    tcase_add_test(tc, rr_class_dominates_real_rr);
+    tcase_add_test(tc, approximate_randomizers);
+    tcase_add_test(tc, pld_composes_rounds);
+    tcase_add_test(tc, gaussian_local_randomizer);
     tcase_add_test(tc, refusals);
     suite_add_tcase(s, tc);
     return run_suite(s);
