@@ -83,6 +83,9 @@ static const struct option_info {
                                              "randomizers of n users, shuffled)" },
     [OPT_EPSILON0] = { "epsilon0", "E0", "shuffled: each user's local randomizer is E0-DP, E0 > 0" },
     [OPT_USERS] = { "users", "N", "shuffled: number of users, 1 <= N <= 1e9" },
+    [OPT_RANDOMIZER] = { "randomizer", "CLASS", "shuffled: any (default: any E0-DP randomizer) or rr (randomized "
+                                                "response and its class: stronger clones, FMT 2023)" },
+    [OPT_DELTA0] = { "delta0", "D0", "shuffled: the randomizers are (E0, D0)-DP, 0 <= D0 < 1 (default 0; class any)" },
     [OPT_TUNING_RUNS] = { "tuning-runs", "M", "private tuning: the whole run repeated Poisson(M) times, the best "
                                               "released (Papernot & Steinke 2022), M > 0" },
     [OPT_BATCHES] = { "batches", "K", "noisy-cgd: fixed batches visited cyclically per epoch, K >= 1" },
@@ -97,7 +100,7 @@ static const struct option_info {
      OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_EPOCHS) | OPT_BIT(OPT_RELATION) | OPT_BIT(OPT_SAMPLING) |    \
      OPT_BIT(OPT_MECHANISM) | OPT_BIT(OPT_BATCHES) | OPT_BIT(OPT_STEP_SIZE) |                      \
      OPT_BIT(OPT_STRONG_CONVEXITY) | OPT_BIT(OPT_SMOOTHNESS) | OPT_BIT(OPT_EPSILON0) | OPT_BIT(OPT_USERS) |   \
-     OPT_BIT(OPT_TUNING_RUNS))
+     OPT_BIT(OPT_RANDOMIZER) | OPT_BIT(OPT_DELTA0) | OPT_BIT(OPT_TUNING_RUNS))
 #define COMMON_OPTIONS (MECHANISM_OPTIONS | OPT_BIT(OPT_ORDERS) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP))
 /* the subcommands that run accountants take the pld accuracy */
 #define ACCOUNTING_OPTIONS (COMMON_OPTIONS | OPT_BIT(OPT_EPS_ERROR))
@@ -220,6 +223,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
     static const char *const solves[] = { "sigma", "steps", "strong-convexity", NULL };
     static const char *const samplings[] = { "poisson", "without-replacement", NULL };
     static const char *const mechanisms[] = { "gaussian", "noisy-cgd", "shuffled", NULL };
+    static const char *const randomizers[] = { "any", "rr", NULL };
     int choice;
     switch (id) {
     case OPT_SIGMA: return parse_real(id, arg, REAL_POSITIVE, &c->sigma);
@@ -245,6 +249,14 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
         return EXIT_OK;
     case OPT_EPSILON0: return parse_real(id, arg, REAL_POSITIVE, &c->epsilon0);
     case OPT_USERS: return parse_count(id, arg, &c->users);
+    case OPT_RANDOMIZER:
+        if ((choice = parse_choice(id, arg, randomizers)) < 0) return EXIT_USAGE;
+        c->rr_class = choice == 1;
+        return EXIT_OK;
+    case OPT_DELTA0:
+        if (parse_real(id, arg, REAL_NONNEGATIVE, &c->delta0) != EXIT_OK) return EXIT_USAGE;
+        if (!(c->delta0 < 1.0)) return usage_error("--delta0: expected a number in [0, 1), got %s", arg);
+        return EXIT_OK;
     case OPT_TUNING_RUNS: return parse_real(id, arg, REAL_POSITIVE, &c->tuning_runs);
     case OPT_BATCHES: return parse_count(id, arg, &c->batches);
     case OPT_STEP_SIZE: return parse_real(id, arg, REAL_POSITIVE, &c->step_size);
@@ -323,16 +335,23 @@ static const command_info commands[] = {
       "Print the RDP of the mechanism at each Renyi order (the rdp accountant's\n"
       "native state): an upper bound on eps(alpha), before conversion to (eps, delta).",
       COMMON_OPTIONS, NULL, NULL },
-    { CMD_SHUFFLE, "shuffle", "amplification by shuffling: numerical bound, closed form, local guarantee",
-      "--epsilon0 E0 --users N (--delta D | --epsilon EPS) [OPTIONS]",
+    { CMD_SHUFFLE, "shuffle", "amplification by shuffling: numerical, closed form, composed, local",
+      "(--epsilon0 E0 | --sigma F) --users N (--delta D | --epsilon EPS) [OPTIONS]",
       "For N users each applying an E0-DP local randomizer, outputs shuffled\n"
       "(replace-one: one user's data replaced), print the clones bound of\n"
       "Feldman, McMillan & Talwar 2021 computed exactly, their closed form\n"
-      "(Thm 3.1, where its condition holds) and the local guarantee E0.\n"
-      "The same as 'compare --mechanism shuffled --relation replace-one' with\n"
-      "only the shuffle accountant.",
-      OPT_BIT(OPT_EPSILON0) | OPT_BIT(OPT_USERS) | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON) |
-          OPT_BIT(OPT_EPS_ERROR) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP),
+      "(Thm 3.1, where its condition holds) and the local guarantee E0.  With\n"
+      "--steps R > 1 (R shuffled rounds, each user once per round) print the\n"
+      "rounds composed through the clones pair (pld) next to basic composition\n"
+      "of the one-round bounds.  --randomizer rr uses the stronger clones of\n"
+      "randomized response's class; --delta0 D0 (E0, D0)-DP randomizers.\n"
+      "With --sigma F instead of --epsilon0 each user applies a Gaussian step\n"
+      "of noise multiplier F (as in DP-GLMtron): print the shuffled bound at the\n"
+      "best split (eps0, delta0) of the Gaussian's profile and the plain bound\n"
+      "mu = 1/F, and say which is the smaller (one round, --delta queries).",
+      OPT_BIT(OPT_EPSILON0) | OPT_BIT(OPT_USERS) | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_SIGMA) |
+          OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_RANDOMIZER) | OPT_BIT(OPT_DELTA0) | OPT_BIT(OPT_EPS_ERROR) |
+          OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP),
       "report epsilon at this delta, 0 < D < 1", "report delta at this epsilon instead, EPS >= 0" },
     { CMD_PROFILE, "profile", "the privacy profile delta(eps) on a range of epsilons",
       "--sigma X [--eps-min A] [--eps-max B] [--points N] [OPTIONS]",
@@ -397,7 +416,7 @@ static void print_command_help(const command_info *cmd)
     static const enum option_id mechanism_group[] = {
         OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION, OPT_SAMPLING,
         OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE, OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS,
-        OPT_TUNING_RUNS,
+        OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS,
     };
     static const enum option_id query_group[] = {
         OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_EPS_ERROR, OPT_EPS_MIN, OPT_EPS_MAX,
@@ -572,13 +591,14 @@ static int check_noisy_cgd(const command_info *cmd, const cli *c)
     return EXIT_OK;
 }
 
-/* --mechanism shuffled: --epsilon0 and --users, replace-one, nothing of
- * the Gaussian mechanism's; the sigma search has nothing to search. */
+/* --mechanism shuffled: --epsilon0 and --users, replace-one, --steps for
+ * rounds, nothing else of the Gaussian mechanism's; the sigma search has
+ * nothing to search.  'dpacct shuffle --sigma F': a Gaussian local
+ * randomizer instead of --epsilon0 (one round, epsilon queries). */
 static int check_shuffled(const command_info *cmd, const cli *c)
 {
-    static const enum option_id own[] = { OPT_EPSILON0, OPT_USERS };
-    static const enum option_id refused[] = { OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS,
-                                              OPT_EPOCHS, OPT_SAMPLING };
+    static const enum option_id own[] = { OPT_EPSILON0, OPT_USERS, OPT_RANDOMIZER, OPT_DELTA0 };
+    static const enum option_id refused[] = { OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_EPOCHS, OPT_SAMPLING };
     int st;
     if (!c->shuffled) {
         for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
@@ -588,11 +608,25 @@ static int check_shuffled(const command_info *cmd, const cli *c)
     }
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (given(c, refused[i]))
-            return usage_error("--%s: not with --mechanism shuffled (give --epsilon0 and --users)",
-                               option_table[refused[i]].name);
+            return usage_error("--%s: not with --mechanism shuffled (give --epsilon0 and --users; --steps for "
+                               "rounds)", option_table[refused[i]].name);
     if (cmd->id == CMD_CALIBRATE || cmd->id == CMD_RDP_CURVE)
         return usage_error("--mechanism: shuffled is not available for '%s'", cmd->name);
+    if (cmd->id == CMD_SHUFFLE && given(c, OPT_SIGMA)) {
+        static const enum option_id not_gaussian[] = { OPT_EPSILON0, OPT_RANDOMIZER, OPT_DELTA0, OPT_EPSILON };
+        for (size_t i = 0; i < sizeof not_gaussian / sizeof not_gaussian[0]; i++)
+            if (given(c, not_gaussian[i]))
+                return usage_error("--%s: not with --sigma (a Gaussian local randomizer: its eps0 and delta0 are "
+                                   "chosen, one round, epsilon at --delta)", option_table[not_gaussian[i]].name);
+        if (given(c, OPT_STEPS) && c->steps > 1)
+            return usage_error("--steps: a Gaussian local randomizer (--sigma) is accounted for one round");
+        return require(cmd, c, OPT_USERS);
+    }
+    if (given(c, OPT_SIGMA))
+        return usage_error("--sigma: not with --mechanism shuffled (give --epsilon0 and --users)");
     if ((st = require(cmd, c, OPT_EPSILON0)) || (st = require(cmd, c, OPT_USERS))) return st;
+    if (c->rr_class && c->delta0 > 0.0)
+        return usage_error("--delta0: the randomized-response class (--randomizer rr) is for pure randomizers");
     if (c->relation != DPA_REPLACE_ONE)
         return usage_error("--mechanism: shuffled requires --relation replace-one (n users, one's data replaced)");
     return EXIT_OK;
@@ -683,8 +717,14 @@ static int resolve_mechanism(const cli *c, mechanism *m)
     m->tuning_runs = c->tuning_runs;
     m->shuffled = c->shuffled;
     m->epsilon0 = c->epsilon0;
+    m->delta0 = c->delta0;
+    m->rr_class = c->rr_class;
     m->users = c->users;
-    if (c->shuffled) return EXIT_OK;
+    if (c->shuffled) {
+        m->gaussian_local = given(c, OPT_SIGMA);
+        m->steps = given(c, OPT_STEPS) ? c->steps : 1;     /* rounds */
+        return EXIT_OK;
+    }
     if (c->noisy_cgd) {
         m->batches = c->batches;
         m->step_size = c->step_size;

@@ -22,7 +22,8 @@ enum option_id {
     OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION,
     OPT_SAMPLING, OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_FORMAT, OPT_EPS_ERROR,
     OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE,
-    OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS, OPT_TUNING_RUNS, OPT_HELP, OPT_COUNT
+    OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS, OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS,
+    OPT_HELP, OPT_COUNT
 };
 
 /* at most this many Renyi orders on the command line */
@@ -40,6 +41,8 @@ typedef struct cli {
     int noisy_cgd;           /* --mechanism noisy-cgd */
     int shuffled;            /* --mechanism shuffled */
     double epsilon0;         /* shuffled: --epsilon0 */
+    double delta0;           /* shuffled: --delta0 */
+    int rr_class;            /* shuffled: --randomizer rr */
     double tuning_runs;      /* --tuning-runs: Poisson mean of the tuning runs */
     uint64_t users;          /* shuffled: --users */
     uint64_t batches;        /* noisy-cgd: --batches */
@@ -67,8 +70,12 @@ typedef struct mechanism {
     int smoothness_follows;  /* no --smoothness: smoothness = strong convexity */
     /* --mechanism shuffled: n users' eps0-local randomizers, shuffled */
     int shuffled;
-    double epsilon0;
+    double epsilon0, delta0;
+    int rr_class;         /* the randomized-response class (DPA_LOCAL_RR_CLASS) */
     uint64_t users;
+    /* dpacct shuffle --sigma: a Gaussian local randomizer of that noise
+     * multiplier per user (dpa_shuffled_gaussian_epsilon) */
+    int gaussian_local;
     /* > 0: the whole run repeated Poisson(tuning_runs) times, the best kept */
     double tuning_runs;
 } mechanism;

@@ -26,7 +26,7 @@ const char *given_name(const query_spec *qs)
 }
 
 
-static double now_ms(void)
+double cli_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -60,12 +60,12 @@ void run_accountant(const char *method, const dpa_options *opt, const dpa_event 
         return;
     }
     r->supported = 1;
-    double start = now_ms();
+    double start = cli_now_ms();
     st = dpa_accountant_compose(a, e, &err);
     if (st == DPA_OK)
         st = qs->kind == QUERY_EPSILON ? dpa_accountant_epsilon(a, qs->at, &r->bound, &err)
                                        : dpa_accountant_delta(a, qs->at, &r->bound, &err);
-    r->time_ms = now_ms() - start;
+    r->time_ms = cli_now_ms() - start;
     if (st != DPA_OK) {
         r->failed = 1;
         keep_reason(r, &err, st);

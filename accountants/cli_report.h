@@ -32,6 +32,9 @@ typedef struct result {
 const char *reported_name(const query_spec *qs);
 const char *given_name(const query_spec *qs);
 
+/* Milliseconds on the monotonic clock. */
+double cli_now_ms(void);
+
 /* Run `method` on `e`: check support, then time composing and querying. */
 void run_accountant(const char *method, const dpa_options *opt, const dpa_event *e,
                     const query_spec *qs, result *r);

@@ -73,7 +73,12 @@ static dpa_event *build_event(const mechanism *m, dpa_error *err)
 
 static dpa_event *build_event_untuned(const mechanism *m, dpa_error *err)
 {
-    if (m->shuffled) return dpa_event_shuffled(m->epsilon0, m->users, err);
+    if (m->shuffled) {
+        dpa_event *e = dpa_event_shuffled_local(m->epsilon0, m->delta0, m->users,
+                                                m->rr_class ? DPA_LOCAL_RR_CLASS : DPA_LOCAL_ANY, err);
+        if (m->steps > 1) e = dpa_event_self_composed(e, m->steps, err);   /* rounds */
+        return e;
+    }
     if (m->noisy_cgd) {
         /* noise multiplier sigma: noise std over the batch gradient's sensitivity */
         dpa_noisy_cgd_params p = { m->strong_convexity, m->smoothness, m->step_size, 1.0, m->sigma,
@@ -126,8 +131,12 @@ static dpa_event *event_and_method(const cli *c, const mechanism *m, dpa_options
     make_options(c, opt);
     dpa_event *e = build_event(m, err);
     if (!e) return NULL;
-    /* a shuffled mechanism has one accountant, whose refusals say why */
-    *method = c->accountant ? c->accountant : m->shuffled ? "shuffle" : default_accountant(e, opt, err);
+    /* a shuffled mechanism: the shuffle accountant for one round, pld for
+     * several (their refusals say why) */
+    *method = c->accountant                ? c->accountant
+              : m->shuffled && m->steps > 1 ? "pld"
+              : m->shuffled                 ? "shuffle"
+                                            : default_accountant(e, opt, err);
     if (*method) return e;
     dpa_event_free(e);
     return NULL;
@@ -166,6 +175,62 @@ static int cmd_delta(const cli *c, const mechanism *m)
     return run_single(c, m, &qs);
 }
 
+/* Reference rows for a shuffled mechanism's epsilon query, composed
+ * basically over R rounds (at delta/R each) when R > 1: the one-round
+ * numerical bound (R > 1 only; one round is the shuffle accountant's own
+ * row), FMT21's closed form where its condition holds (pure randomizers),
+ * and the local guarantee without shuffling.  Returns how many it wrote
+ * (at most 3). */
+static size_t shuffle_reference_rows(const mechanism *m, const query_spec *qs, result *rows)
+{
+    if (qs->kind != QUERY_EPSILON) return 0;
+    double R = (double)m->steps, per_delta = qs->at / R;
+    size_t n = 0;
+    if (m->steps > 1) {
+        /* the one-round clones bound, R times */
+        result *one = &rows[n++];
+        mechanism single = *m;
+        single.steps = 1;
+        dpa_error err = { 0 };
+        dpa_event *e = build_event(&single, &err);
+        dpa_options opt;
+        dpa_options_init(&opt);
+        opt.relation = DPA_REPLACE_ONE;
+        query_spec q1 = { QUERY_EPSILON, per_delta };
+        if (e) run_accountant("shuffle", &opt, e, &q1, one);
+        dpa_event_free(e);
+        one->method = "shuffle x R";
+        one->time_ms = 0.0;
+        if (has_value(one))
+            one->bound = (dpa_bound){ 0.0, R * one->bound.upper, R * one->bound.upper, 0.0, DPA_NO_LOWER };
+    }
+    if (m->delta0 == 0.0) {
+        result *cf = &rows[n++];
+        cf->method = m->steps > 1 ? "closed form x R" : "closed form";
+        cf->supported = 1;
+        double eps;
+        dpa_error cerr = { 0 };
+        if (dpa_shuffle_closed_form(m->epsilon0, m->users, per_delta, &eps, &cerr) == DPA_OK)
+            cf->bound = (dpa_bound){ 0.0, R * eps, R * eps, 0.0, DPA_NO_LOWER };
+        else {
+            cf->supported = 0;
+            snprintf(cf->reason, sizeof cf->reason, "%s", cerr.message);
+        }
+    }
+    /* each user's data passes R (eps0, delta0) randomizers: (R eps0, R delta0) */
+    result *local = &rows[n++];
+    local->method = m->steps > 1 ? "local x R" : "local";
+    local->supported = 1;
+    if (R * m->delta0 <= qs->at)
+        local->bound = (dpa_bound){ 0.0, R * m->epsilon0, R * m->epsilon0, 0.0, DPA_NO_LOWER };
+    else {
+        local->supported = 0;
+        snprintf(local->reason, sizeof local->reason, "the local guarantee has delta R delta0 = %g above delta",
+                 R * m->delta0);
+    }
+    return n;
+}
+
 /* The named accountants on the same mechanism.  One that fails does not
  * stop the others; the status is 1 afterwards so scripts notice. */
 static int compare_methods(const cli *c, const mechanism *m, const char *const *names, size_t n)
@@ -176,8 +241,8 @@ static int compare_methods(const cli *c, const mechanism *m, const char *const *
     dpa_options opt;
     make_options(c, &opt);
     /* one more row for noisy-cgd (the same noise without the hidden
-     * state), two for shuffled (the closed form, the local guarantee) */
-    result *rows = calloc(n + 2, sizeof *rows);
+     * state), up to three for shuffled (shuffle_reference_rows) */
+    result *rows = calloc(n + 3, sizeof *rows);
     if (!rows) {
         set_error(&err, DPA_ENOMEM, "out of memory");
         return library_error(&err);
@@ -193,25 +258,7 @@ static int compare_methods(const cli *c, const mechanism *m, const char *const *
         failed |= rows[i].failed;
     }
     size_t n_rows = n;
-    if (m->shuffled && qs.kind == QUERY_EPSILON) {
-        /* FMT21's closed form, where its condition holds, and the local
-         * guarantee alone (each user's data passes one eps0-DP randomizer) */
-        result *cf = &rows[n_rows++];
-        cf->method = "closed form";
-        cf->supported = 1;
-        double eps;
-        dpa_error cerr = { 0 };
-        if (dpa_shuffle_closed_form(m->epsilon0, m->users, qs.at, &eps, &cerr) == DPA_OK)
-            cf->bound = (dpa_bound){ 0.0, eps, eps, 0.0, DPA_NO_LOWER };
-        else {
-            cf->supported = 0;
-            snprintf(cf->reason, sizeof cf->reason, "%s", cerr.message);
-        }
-        result *local = &rows[n_rows++];
-        local->method = "local";
-        local->supported = 1;
-        local->bound = (dpa_bound){ 0.0, m->epsilon0, m->epsilon0, 0.0, DPA_NO_LOWER };
-    }
+    if (m->shuffled) n_rows += shuffle_reference_rows(m, &qs, rows + n_rows);
     if (m->noisy_cgd) {
         /* The same data use if every iterate were released: each example is
          * in one batch per epoch, a Gaussian step of multiplier sigma, so E
@@ -238,9 +285,63 @@ static int compare_methods(const cli *c, const mechanism *m, const char *const *
                " Gaussian steps per example).\n", m->steps);
     if (m->shuffled && c->format == FORMAT_TABLE && qs.kind == QUERY_EPSILON)
         printf("closed form: Feldman, McMillan & Talwar 2021, Thm 3.1; local: eps0, the guarantee without "
-               "shuffling.\n");
+               "shuffling%s.\n", m->steps > 1 ? "; x R: basic composition of R rounds at delta/R each" : "");
     free(rows);
     return failed ? EXIT_LIBRARY : EXIT_OK;
+}
+
+/* dpacct shuffle: one round, the shuffle accountant's exact clones bound;
+ * R rounds, the pld accountant's composition through the pair and, for
+ * comparison, the one-round bound composed basically; with the reference
+ * rows either way.  A Gaussian local randomizer (--sigma) has its own. */
+static int cmd_shuffle_gaussian(const cli *c, const mechanism *m);
+static int cmd_shuffle(const cli *c, const mechanism *m)
+{
+    if (m->gaussian_local) return cmd_shuffle_gaussian(c, m);
+    if (m->steps <= 1) {
+        static const char *const only[] = { "shuffle" };
+        return compare_methods(c, m, only, 1);
+    }
+    static const char *const composed[] = { "pld" };
+    return compare_methods(c, m, composed, 1);
+}
+
+static int cmd_shuffle_gaussian(const cli *c, const mechanism *m)
+{
+    dpa_error err = { 0 };
+    dpa_shuffled_gaussian g;
+    double start = cli_now_ms();
+    if (dpa_shuffled_gaussian_epsilon(m->sigma, m->users, c->delta, &g, &err) != DPA_OK) return library_error(&err);
+    double ms = cli_now_ms() - start;
+    query_spec qs = { QUERY_EPSILON, c->delta };
+    result rows[2];
+    memset(rows, 0, sizeof rows);
+    static char shuffled_name[96];
+    if (isfinite(g.shuffled_epsilon))
+        snprintf(shuffled_name, sizeof shuffled_name, "shuffled (eps0 %.4g, delta0 %.3g)", g.epsilon0, g.delta0);
+    else
+        snprintf(shuffled_name, sizeof shuffled_name, "shuffled");
+    rows[0].method = shuffled_name;
+    rows[0].supported = 1;
+    rows[0].time_ms = ms;
+    if (isfinite(g.shuffled_epsilon))
+        rows[0].bound = (dpa_bound){ 0.0, g.shuffled_epsilon, g.shuffled_epsilon, 0.0, DPA_NO_LOWER };
+    else {
+        rows[0].supported = 0;
+        snprintf(rows[0].reason, sizeof rows[0].reason,
+                 "no split (eps0, delta0) of the Gaussian's profile reaches delta %g with %" PRIu64 " users", c->delta,
+                 m->users);
+    }
+    rows[1].method = "plain (mu = 1/sigma)";
+    rows[1].supported = 1;
+    rows[1].bound = (dpa_bound){ 0.0, g.plain_epsilon, g.plain_epsilon, 0.0, DPA_NO_LOWER };
+    char mech[DESCRIPTION_SIZE];
+    snprintf(mech, sizeof mech, "shuffled gaussian(sigma=%g, n=%" PRIu64 ")", m->sigma, m->users);
+    print_results(c->format, c->relation, mech, &qs, rows, 2, 0);
+    if (c->format == FORMAT_TABLE)
+        printf("used: %s (epsilon %.6g), the smaller certified bound.\n",
+               g.amplified ? "shuffled" : "plain", g.epsilon);
+    return EXIT_OK;
 }
 
 /* Every registered accountant on the same mechanism. */
@@ -535,10 +636,7 @@ static int run_command(command_id cmd, const cli *c, const mechanism *m)
     case CMD_COMPARE: return cmd_compare(c, m);
     case CMD_RDP_CURVE: return cmd_rdp_curve(c, m);
     case CMD_PROFILE: return cmd_profile(c, m);
-    case CMD_SHUFFLE: {
-        static const char *const only[] = { "shuffle" };
-        return compare_methods(c, m, only, 1);
-    }
+    case CMD_SHUFFLE: return cmd_shuffle(c, m);
     case CMD_NONE: break;
     }
     return EXIT_OK;

@@ -33,7 +33,7 @@ static const struct {
     [DPA_EVENT_TREE_AGGREGATION] = { "tree_aggregation", { "sigma" }, { "steps", "restart_every" } },
     [DPA_EVENT_NOISY_CGD] = { "noisy_cgd", { "m", "M", "eta", "sensitivity", "sigma" },
                               { "batches", "epochs" } },
-    [DPA_EVENT_SHUFFLED] = { "shuffled", { "eps0", "delta0" }, { "n", "class" } },
+    [DPA_EVENT_SHUFFLED] = { "shuffled", { "eps0", "delta0" }, { "n", "rr_class" } },
     [DPA_EVENT_POISSON_SAMPLED] = { "poisson", { "q" }, { 0 } },
     [DPA_EVENT_SAMPLED_WITHOUT_REPLACEMENT] = { "without_replacement", { 0 }, { "n", "m" } },
     [DPA_EVENT_SAMPLED_WITH_REPLACEMENT] = { "with_replacement", { 0 }, { "n", "m" } },

@@ -114,7 +114,7 @@ check() {
     name=$1
     cond=$2
     shift 2
-    if awk -v v1="${1-}" -v v2="${2-}" -v v3="${3-}" \
+    if awk -v v1="${1-}" -v v2="${2-}" -v v3="${3-}" -v v4="${4-}" \
         "BEGIN { if (v1 == \"\") exit 1; exit !($cond) }"; then
         pass "$name"
     else
@@ -351,6 +351,35 @@ expect_usage "--epsilon0 only with shuffled" "--epsilon0" epsilon --sigma 1 --ep
 expect_usage "shuffled: no calibration" "--mechanism" calibrate $SHUF --epsilon 1 --delta 1e-6
 expect_error "shuffled: more than 1e9 users is refused (exit 1)" 1 "1e9" \
     epsilon --mechanism shuffled --epsilon0 1 --users 2000000000 --relation replace-one --delta 1e-6
+# R rounds: composed through the clones pair (pld), below basic composition of
+# the one-round bounds, below the closed form and the local guarantee composed
+run shuffle --epsilon0 1 --users 10000 --delta 1e-6 --steps 20
+check "shuffle --steps 20: pld < shuffle x R < closed form x R < local x R = 20" \
+    'v1 > 0 && v1 < v2 && v2 < v3 && v3 < v4 && v4 == 20' \
+    "$(awk '$1 == "pld" { print $2 }' "$TMP/out")" "$(awk '$1 == "shuffle" && $2 == "x" { print $4 }' "$TMP/out")" \
+    "$(awk '$1 == "closed" && $3 == "x" { print $5 }' "$TMP/out")" "$(awk '$1 == "local" && $2 == "x" { print $4 }' "$TMP/out")"
+check "shuffle --steps 20: more than one round costs more than one" 'v1 > v2' \
+    "$(awk '$1 == "pld" { print $2 }' "$TMP/out")" "$num_shuffle"
+expect_ok "shuffled rounds: the default accountant is pld" '^method +pld$' \
+    epsilon $SHUF --steps 20 --delta 1e-6
+run shuffle --epsilon0 1 --users 10000 --delta 1e-6 --randomizer rr
+check "shuffle --randomizer rr: the stronger clones give a smaller eps" 'v1 < v2' \
+    "$(awk '$1 == "shuffle" { print $2 }' "$TMP/out")" "$num_shuffle"
+run shuffle --epsilon0 1 --users 10000 --delta 1e-6 --delta0 1e-13
+check "shuffle --delta0 1e-13: a little above the pure randomizers' bound" 'v1 > v2 && v1 < 1.1 * v2' \
+    "$(awk '$1 == "shuffle" { print $2 }' "$TMP/out")" "$num_shuffle"
+expect_ok "shuffle --delta0 too large for delta: no finite bound" '^shuffle +inf ' \
+    shuffle --epsilon0 1 --users 10000 --delta 1e-6 --delta0 1e-9
+expect_ok "shuffle --sigma: shuffling wins at n = 550, f = 9.95 (DP-GLMtron)" '^used: shuffled' \
+    shuffle --sigma 9.95 --users 550 --delta 9.67e-4
+expect_ok "shuffle --sigma: the plain Gaussian wins at n = 2" '^used: plain' shuffle --sigma 3 --users 2 --delta 1e-5
+expect_usage "shuffle --sigma: epsilon at --delta only" "--epsilon" shuffle --sigma 3 --users 100 --epsilon 1
+expect_usage "shuffle --sigma: one round" "--steps" shuffle --sigma 3 --users 100 --delta 1e-5 --steps 2
+expect_usage "--randomizer only with shuffled" "--randomizer" epsilon --sigma 1 --randomizer rr --delta 1e-6
+expect_usage "--randomizer rr is for pure randomizers" "--delta0" \
+    shuffle --epsilon0 1 --users 100 --delta 1e-6 --randomizer rr --delta0 1e-9
+expect_usage "--delta0 below 1" "--delta0" shuffle --epsilon0 1 --users 100 --delta 1e-6 --delta0 1
+expect_usage "--randomizer: any or rr" "--randomizer" shuffle --epsilon0 1 --users 100 --delta 1e-6 --randomizer x
 
 # ---- --mechanism noisy-cgd (hidden state) ---------------------------------------
 # ../shared/notes/noisycgd-seed-001.md 2.6: k = 60, E = 400, eta lambda = 1e-4,
