@@ -13,6 +13,7 @@
 #include "internal.h"
 #include "numerics.h"
 #include "rdp_curves.h"
+#include "shuffle_clones.h"
 
 #include <float.h>
 #include <math.h>
@@ -37,6 +38,7 @@ static size_t default_orders(double *out)
     return n;
 }
 #define DEFAULT_ORDER_COUNT 94
+#define RDP_SHUFFLE_MAX_USERS 1e5   /* clones_rdp: one pass over every clone count at 10001 nodes */
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -208,6 +210,28 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
     }
     case DPA_EVENT_REPEATED_SELECTED:
         return repeated_selected(s, opt, e, out, err);
+    case DPA_EVENT_SHUFFLED: {
+        /* the clones pair of shuffle_clones.c, whose divergence dominates
+         * the shuffled outputs' (post-processing); and the local eps0-DP */
+        uint64_t users = dpa_event_count(e, 0);
+        if (opt->relation != DPA_REPLACE_ONE)
+            return dpa_fail(err, DPA_EUNSUPPORTED,
+                            "rdp: shuffled events: amplification by shuffling is stated for replace-one neighbours; "
+                            "use the replace-one relation");
+        if (p1 > 0.0)
+            return dpa_fail(err, DPA_EUNSUPPORTED,
+                            "rdp: shuffled (eps0, delta0) randomizers with delta0 > 0 have no RDP bound here; use the "
+                            "shuffle accountant");
+        if ((double)users > RDP_SHUFFLE_MAX_USERS)
+            return dpa_fail(err, DPA_EUNSUPPORTED,
+                            "rdp: shuffled events with more than 1e5 users (%llu) are not supported (the divergence "
+                            "sums over every clone count); use pld", (unsigned long long)users);
+        if (!out) return DPA_OK;
+        clones_pair cp = clones_pair_make(p0, 0.0, users, (int)dpa_event_count(e, 1));
+        if (clones_rdp(&cp, s->orders, s->n, out)) return dpa_fail(err, DPA_ENOMEM, "rdp: out of memory");
+        for (size_t i = 0; i < s->n; i++) out[i] = fmin(out[i], rdp_pure_dp(p0, s->orders[i]));
+        return DPA_OK;
+    }
     default:
         return dpa_fail(err, DPA_EUNSUPPORTED, "rdp: %s events are not supported",
                         dpa_event_kind_name(kind));

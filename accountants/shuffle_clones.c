@@ -68,13 +68,16 @@
 #include <stdlib.h>
 
 #define WINDOW_SD 14.0
+/* Bin(c, 1/2) outside [k_lo, k_hi] = c/2 -+ (k_window_sd sd + 1) holds at
+ * most 2 exp(-2 t^2 / c) = 2 e^{-k_window_sd^2 / 2} (Hoeffding, t = sd z). */
+#define KWINDOW_SD 10.0
 #define ULD LDBL_EPSILON         /* unit roundoff of long double (2^-63 on x86-64) */
 
 typedef long double ld;
 
 clones_pair clones_pair_make(double eps0, double delta0, uint64_t n, int randomizer_class)
 {
-    clones_pair cp = { .eps0 = eps0, .n = n, .flagged = 0.0 };
+    clones_pair cp = { .eps0 = eps0, .n = n, .flagged = 0.0, .c_window_sd = WINDOW_SD, .k_window_sd = KWINDOW_SD };
     ld e0 = (ld)eps0;
     if (randomizer_class == DPA_LOCAL_RR_CLASS) {
         /* p = 2 / (e^eps0 + 1) = 2 e^-eps0 / (1 + e^-eps0), 1 - p = (1 - e^-eps0) / (1 + e^-eps0) */
@@ -126,7 +129,7 @@ static clones_window window_of(const clones_pair *cp)
     clones_window W = { .N = cp->n - 1 };
     ld p = expl(cp->log_p), q = expl(cp->log_q);
     double mean = (double)W.N * (double)p, sd = sqrt((double)W.N * (double)p * (double)q);
-    double lo = floor(mean - WINDOW_SD * sd) - 1.0, hi = ceil(mean + WINDOW_SD * sd) + 1.0;
+    double lo = floor(mean - cp->c_window_sd * sd) - 1.0, hi = ceil(mean + cp->c_window_sd * sd) + 1.0;
     W.lo = lo < 0.0 ? 0 : (uint64_t)lo;
     W.hi = hi > (double)W.N ? W.N : (uint64_t)hi;
     ld lerr;
@@ -329,17 +332,16 @@ double clones_hybrid_delta(const clones_pair *cp, double eps)
 
 /* ---- the pair's losses binned on a grid ------------------------------------------ */
 
-/* Bin(c, 1/2) outside [k_lo, k_hi] = c/2 -+ (KWINDOW_SD sd + 1) holds at
- * most 2 exp(-2 t^2 / c) = 2 e^{-KWINDOW_SD^2 / 2} (Hoeffding, t = sd z). */
-#define KWINDOW_SD 10.0
-
 /* Bin(c, 1/2) on a window [base, base + len) of k, carried from c to
  * c + 1 by Pascal's rule b_{c+1}(k) = (b_c(k) + b_c(k - 1)) / 2 (two
  * roundings; the walk up k from a log-gamma start divides at every step,
  * which dominated the table), restarted from log-gammas every 4096 steps
- * or when the window jumps. */
+ * or when the window jumps.  In double for the usual windows, in long
+ * double for wide ones, whose edges lie below the smallest double
+ * (Bin(1950, 1/2) at 36 standard deviations is 1e-327). */
 typedef struct {
-    double *pmf, *tmp;
+    void *pmf, *tmp;   /* double or long double (wide) */
+    int wide;
     size_t cap, len;
     uint64_t base, c;
     int have, since;
@@ -349,16 +351,43 @@ typedef struct {
 static int pmf_window_reserve(pmf_window *pw, size_t len)
 {
     if (len + 2 <= pw->cap) return DPA_OK;
-    size_t cap = 2 * (len + 2);
-    double *a = realloc(pw->pmf, cap * sizeof *a);
+    size_t cap = 2 * (len + 2), size = pw->wide ? sizeof(ld) : sizeof(double);
+    void *a = realloc(pw->pmf, cap * size);
     if (!a) return DPA_ENOMEM;
     pw->pmf = a;
-    double *b = realloc(pw->tmp, cap * sizeof *b);
+    void *b = realloc(pw->tmp, cap * size);
     if (!b) return DPA_ENOMEM;
     pw->tmp = b;
     pw->cap = cap;
     return DPA_OK;
 }
+
+/* One Pascal step or a fresh start, for element type T. */
+#define PMF_MOVE(T)                                                                                        \
+    do {                                                                                                   \
+        T *row = pw->pmf;                                                                                  \
+        if (pascal) {                                                                                      \
+            uint64_t b0 = pw->base, last = b0 + pw->len - 1, oc = pw->c;                                   \
+            T *old = pw->tmp; /* old[j + 1] = b_oc(b0 + j), j = -1 .. len: the ends by the ratio */        \
+            old[0] = b0 > 0 ? row[0] * (T)b0 / (T)(oc - b0 + 1) : (T)0;                                    \
+            for (size_t j = 0; j < pw->len; j++) old[j + 1] = row[j];                                      \
+            old[pw->len + 1] = last < oc ? row[pw->len - 1] * (T)(oc - last) / (T)(last + 1) : (T)0;       \
+            for (size_t i = 0; i < len; i++) {                                                             \
+                uint64_t k = s0 + i; /* old index of k is k - b0 + 1, of k - 1 is k - b0 */                 \
+                T bk = old[k - b0 + 1], bk1 = k >= 1 && k >= b0 ? old[k - b0] : (T)0;                      \
+                row[i] = (T)0.5 * (bk + bk1);                                                              \
+            }                                                                                              \
+        } else {                                                                                           \
+            ld lerr, lh = logl(0.5L);                                                                      \
+            T b = (T)expl(log_binom(c, s0, lh, lh, &lerr));                                                \
+            for (size_t i = 0; i < len; i++) {                                                             \
+                uint64_t k = s0 + i;                                                                       \
+                row[i] = b;                                                                                \
+                b = k < c ? b * (T)(c - k) / (T)(k + 1) : (T)0;                                            \
+            }                                                                                              \
+            pw->rel = (double)(expm1l(lerr) + 4.0L * (ld)unit * (ld)(len + 2));                            \
+        }                                                                                                  \
+    } while (0)
 
 static int pmf_window_move(pmf_window *pw, uint64_t c, uint64_t s0, uint64_t e)
 {
@@ -366,29 +395,13 @@ static int pmf_window_move(pmf_window *pw, uint64_t c, uint64_t s0, uint64_t e)
     if (pmf_window_reserve(pw, len)) return DPA_ENOMEM;
     int pascal = pw->have && c == pw->c + 1 && pw->since < 4096 && s0 + 1 >= pw->base &&
                  e <= pw->base + pw->len && pw->len >= 1;
+    const double unit = pw->wide ? (double)ULD : DBL_EPSILON;
+    if (pw->wide) PMF_MOVE(ld);
+    else PMF_MOVE(double);
     if (pascal) {
-        /* the old row on [base - 1, base + len], its two ends by the ratio */
-        uint64_t b0 = pw->base, last = b0 + pw->len - 1, oc = pw->c;
-        double *old = pw->tmp;       /* old[j + 1] = b_oc(b0 + j), j = -1 .. len */
-        old[0] = b0 > 0 ? pw->pmf[0] * (double)b0 / (double)(oc - b0 + 1) : 0.0;
-        for (size_t j = 0; j < pw->len; j++) old[j + 1] = pw->pmf[j];
-        old[pw->len + 1] = last < oc ? pw->pmf[pw->len - 1] * (double)(oc - last) / (double)(last + 1) : 0.0;
-        for (size_t i = 0; i < len; i++) {
-            uint64_t k = s0 + i;     /* old index of k is k - b0 + 1, of k - 1 is k - b0 */
-            double bk = old[k - b0 + 1], bk1 = k >= 1 && k >= b0 ? old[k - b0] : 0.0;
-            pw->pmf[i] = 0.5 * (bk + bk1);
-        }
-        pw->rel += 4.0 * DBL_EPSILON;
+        pw->rel += 4.0 * unit;
         pw->since++;
     } else {
-        ld lerr, lh = logl(0.5L);
-        double b = (double)expl(log_binom(c, s0, lh, lh, &lerr));
-        for (size_t i = 0; i < len; i++) {
-            uint64_t k = s0 + i;
-            pw->pmf[i] = b;
-            b = k < c ? b * (double)(c - k) / (double)(k + 1) : 0.0;
-        }
-        pw->rel = (double)expm1l(lerr) + 4.0 * DBL_EPSILON * (double)(len + 2);
         pw->since = 0;
         pw->have = 1;
     }
@@ -396,6 +409,13 @@ static int pmf_window_move(pmf_window *pw, uint64_t c, uint64_t s0, uint64_t e)
     pw->len = len;
     pw->c = c;
     return DPA_OK;
+}
+#undef PMF_MOVE
+
+/* Entry i of the window. */
+static ld pmf_at(const pmf_window *pw, size_t i)
+{
+    return pw->wide ? ((const ld *)pw->pmf)[i] : (ld)((const double *)pw->pmf)[i];
 }
 
 /* The first j with beta[j] <= x (m if none); beta is nonincreasing. */
@@ -423,7 +443,8 @@ int clones_node_table(const clones_pair *cp, double h, int64_t k0, size_t m, dou
     double *pfull = calloc(m, sizeof *pfull), *qfull = calloc(m, sizeof *qfull);
     double *beta = malloc(m * sizeof *beta), *F = NULL;
     size_t F_cap = 0, count_c = 0;
-    pmf_window pw = { 0 };
+    pmf_window pw = { .wide = cp->k_window_sd > 20.0 };
+    ld covered = 0.0L;     /* P-mass of C and K summed in the windows, for a check */
     int st = pgt && qgt && qge && pfull && qfull && beta ? DPA_OK : DPA_ENOMEM;
     ld e0 = (ld)cp->eps0, a = 1.0L / (1.0L + expl(-e0)), oma = 1.0L / (1.0L + expl(e0));
     const double ad = (double)a, omad = (double)oma;
@@ -436,7 +457,8 @@ int clones_node_table(const clones_pair *cp, double h, int64_t k0, size_t m, dou
     ld w = W.w_lo;
     ld outside = (ld)(W.tail_lo + W.tail_hi);   /* P-mass of unknown loss: at +inf for the upper bound */
     ld relerr = (ld)W.weight_relerr;            /* of every atom's mass, grown below */
-    ld hoeff = 2.0L * expl(-0.5L * (ld)(KWINDOW_SD * KWINDOW_SD));
+    const ld kz = (ld)cp->k_window_sd;
+    ld hoeff = 2.0L * expl(-0.5L * kz * kz);
     size_t terms = 0;
     for (uint64_t c = W.lo; !st; c++) {
         /* the window atoms k in [k_lo, k_hi] of K ~ Bin(c, 1/2) (the pair's
@@ -444,7 +466,7 @@ int clones_node_table(const clones_pair *cp, double h, int64_t k0, size_t m, dou
          * P(Bin >= k_hi) <= 2 e^{-2 t^2 / c} (Hoeffding), counted in
          * `outside` for the upper bound and left out of the lower one */
         ld sd = 0.5L * sqrtl((ld)c);
-        ld klo = floorl(0.5L * (ld)c - KWINDOW_SD * sd) - 1.0L, khi = ceill(0.5L * (ld)c + KWINDOW_SD * sd) + 1.0L;
+        ld klo = floorl(0.5L * (ld)c - kz * sd) - 1.0L, khi = ceill(0.5L * (ld)c + kz * sd) + 1.0L;
         uint64_t k_lo = klo < 0.0L ? 0 : (uint64_t)klo, k_hi = khi > (ld)c ? c + 1 : (uint64_t)khi;
         if (k_lo > 0 || k_hi < c + 1) outside += w * hoeff;
         /* F[i] = w Bin(c, 1/2)(s <= K <= s + i) for s = k_lo - 1 (an atom k
@@ -460,10 +482,22 @@ int clones_node_table(const clones_pair *cp, double h, int64_t k0, size_t m, dou
         }
         st = pmf_window_move(&pw, c, s0, e);
         if (st) break;
-        double acc = 0.0, wd = (double)w;
-        for (size_t i = 0; i < len; i++) {
-            acc += pw.pmf[i];
-            F[i] = wd * acc;
+        ld acc = 0.0L;
+        double wd = (double)w;
+        if (pw.wide)
+            for (size_t i = 0; i < len; i++) {
+                acc += pmf_at(&pw, i);
+                F[i] = (double)(w * acc);
+            }
+        else {
+            /* the usual window: in double (one rounding more per entry) */
+            const double *row = pw.pmf;
+            double dacc = 0.0;
+            for (size_t i = 0; i < len; i++) {
+                dacc += row[i];
+                F[i] = wd * dacc;
+            }
+            acc = (ld)dacc;
         }
         ld rel_c = (ld)pw.rel + 4.0L * (ld)DBL_EPSILON * (ld)(len + 4);
         if (rel_c > relerr - (ld)W.weight_relerr) relerr = (ld)W.weight_relerr + rel_c;
@@ -510,6 +544,11 @@ int clones_node_table(const clones_pair *cp, double h, int64_t k0, size_t m, dou
 #undef G
         terms += len;
         count_c++;
+        /* the mass this c accounts for: its window (F runs from k_lo - 1,
+         * whose b is no atom's only term; the whole row counts) or, when
+         * its weight underflows a double, all of it as unknown */
+        if (wd > 0.0) covered += (ld)F[len - 1];
+        else outside += w;
         if (c == W.hi) break;
         if (c < W.N) w *= (ld)(W.N - c) / (ld)(c + 1) * W.ratio;
     }
@@ -517,6 +556,14 @@ int clones_node_table(const clones_pair *cp, double h, int64_t k0, size_t m, dou
         free(pgt); free(qgt); free(qge); free(pfull); free(qfull); free(beta); free(F);
         free(pw.pmf); free(pw.tmp);
         return st;
+    }
+    /* Everything is either summed or counted outside: a shortfall means a
+     * weight or a pmf underflowed where the windows assumed it would not,
+     * and the upper bounds would not be bounds. */
+    if (!(covered * (1.0L + relerr + 1e-12L) + outside >= 1.0L - 1e-9L)) {
+        free(pgt); free(qgt); free(qge); free(pfull); free(qfull); free(beta); free(F);
+        free(pw.pmf); free(pw.tmp);
+        return DPA_EACCURACY;
     }
     /* the whole windows, added to every node up to where they were recorded */
     double sfp = 0.0, sfq = 0.0;
@@ -546,4 +593,64 @@ int clones_node_table(const clones_pair *cp, double h, int64_t k0, size_t m, dou
     free(pgt); free(qgt); free(qge); free(pfull); free(qfull); free(beta); free(F);
     free(pw.pmf); free(pw.tmp);
     return DPA_OK;
+}
+
+/* ---- Renyi divergence of the pair ----------------------------------------------- */
+
+#define RDP_NODES 10001
+
+int clones_rdp(const clones_pair *cp, const double *orders, size_t n_orders, double *out)
+{
+    /* Losses rounded up to the nodes l_j = (k0 + j) h (to eps0 above the
+     * last, to l_0 below the first) only raise E_Q[e^{alpha L}], alpha > 1,
+     * and by Abel summation the rounded expectation is
+     *   e^{alpha l_0} + sum_j Q(L > l_j) (e^{alpha l_j+1} - e^{alpha l_j})
+     *   + Q(L > l_last) (e^{alpha eps0} - e^{alpha l_last}),
+     * increasing in every Q(L > l_j): the table's upper bounds give an
+     * upper bound, within alpha h / (alpha - 1) ~ h of D_alpha. */
+    /* Masses outside the summed windows are counted at loss eps0, where
+     * e^{alpha eps0} multiplies them: widen the windows so that they stay
+     * below 1e-30 at the largest order (up to 36 standard deviations, whose
+     * pmf values are still doubles;
+     * beyond, the orders' bounds are simply looser). */
+    double amax = 1.0;
+    for (size_t i = 0; i < n_orders; i++) amax = fmax(amax, orders[i]);
+    clones_pair wide = *cp;
+    double z = fmin(36.0, sqrt(2.0 * ((amax - 1.0) * cp->eps0 + 70.0)));   /* e^{-36^2/2}: a double */
+    wide.c_window_sd = fmax(wide.c_window_sd, z);
+    wide.k_window_sd = fmax(wide.k_window_sd, z);
+    cp = &wide;
+    /* the mass beyond the last node is counted at e^{alpha eps0} too */
+    double t = clones_loss_range(cp, exp(-fmin(700.0, (amax - 1.0) * cp->eps0 + 70.0)));
+    const size_t m = RDP_NODES;
+    double h = 2.0 * t / (double)(m - 1);
+    int64_t k0 = -(int64_t)(m - 1) / 2;
+    double *buf = malloc(4 * m * sizeof *buf);
+    if (!buf) return DPA_ENOMEM;
+    int st = clones_node_table(cp, h, k0, m, buf, buf + m, buf + 2 * m, buf + 3 * m);
+    const double *q_gt = buf + 2 * m;
+    for (size_t i = 0; !st && i < n_orders; i++) {
+        double alpha = orders[i];
+        double l_first = (double)k0 * h, l_last = (double)(k0 + (int64_t)(m - 1)) * h;
+        /* log-sum-exp of the terms, the largest first found */
+        double top = alpha * l_first;
+        for (size_t j = 0; j < m; j++) {
+            double hi = j + 1 < m ? (double)(k0 + (int64_t)j + 1) * h : cp->eps0;
+            if (q_gt[j] > 0.0) top = fmax(top, log(q_gt[j]) + alpha * hi);
+        }
+        double sum = exp(alpha * l_first - top);
+        for (size_t j = 0; j < m; j++) {
+            double lo = (double)(k0 + (int64_t)j) * h, hi = j + 1 < m ? lo + h : cp->eps0;
+            if (j + 1 == m && !(hi > l_last)) continue;
+            if (!(q_gt[j] > 0.0)) continue;
+            sum += exp(log(q_gt[j]) + alpha * hi + log(-expm1(-alpha * (hi - lo))) - top);
+        }
+        double log_e = top + log(sum);
+        /* rounding: a few ulps of each of m terms, and of the logs */
+        log_e += 1e-12 * (1.0 + fabs(log_e)) + 4.0 * DBL_EPSILON * (double)m;
+        double v = log_e / (alpha - 1.0);
+        out[i] = v < 0.0 ? 0.0 : v;   /* NaN stays NaN: the caller refuses it */
+    }
+    free(buf);
+    return st;
 }

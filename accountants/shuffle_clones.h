@@ -21,6 +21,10 @@ typedef struct {
     uint64_t n;               /* users; C ~ Bin(n - 1, p) other users are clones */
     long double log_p, log_q; /* log p and log(1 - p), p the clone probability */
     double flagged;           /* P-mass at loss +inf (and Q-mass at -inf): delta0 */
+    /* the windows summed exactly, in standard deviations of the clone count
+     * C and of Bin(c, 1/2) (the rest is bounded by Chernoff / Hoeffding);
+     * clones_pair_make sets 14 and 10, wider for high Renyi orders */
+    double c_window_sd, k_window_sd;
 } clones_pair;
 
 /* The pair of n shuffled (eps0, delta0)-local randomizers of the class:
@@ -44,6 +48,12 @@ double clones_loss_range(const clones_pair *cp, double mass);
  * placed on either side of it.  DPA_ENOMEM on allocation failure. */
 int clones_node_table(const clones_pair *cp, double h, int64_t k0, size_t m, double *delta_lo,
                       double *delta_up, double *q_gt, double *q_ge);
+
+/* D_alpha(P || Q) of the pair (delta0 = 0) at each order alpha > 1, an
+ * upper bound: the losses rounded up to a grid of 10001 nodes across the
+ * pair's range (within about the grid step, range / 5000, of the exact
+ * divergence).  DPA_ENOMEM on allocation failure. */
+int clones_rdp(const clones_pair *cp, const double *orders, size_t n_orders, double *out);
 
 /* The additive term of the hybrid argument for delta0 > 0: the real and
  * the decomposed randomizers of the other n - 1 users differ in total

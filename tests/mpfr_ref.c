@@ -1031,3 +1031,29 @@ double ref_shuffled_rr_delta(double eps0, unsigned long n, unsigned long ones, d
     mpfr_clears(r, s, t, ee, acc, pk, qk, (mpfr_ptr)0);
     return out;
 }
+
+double ref_clones_rdp(double eps0, unsigned long n, int cls, double alpha)
+{
+    const mpfr_prec_t prec = 160;
+    mpfr_t *P, *Q;
+    size_t m = clones_atoms(eps0, n, cls, &P, &Q, prec);
+    mpfr_t acc, t, u, a, am1;
+    mpfr_inits2(prec, acc, t, u, a, am1, (mpfr_ptr)0);
+    mpfr_set_d(a, alpha, MPFR_RNDN);
+    mpfr_set_d(am1, 1.0 - alpha, MPFR_RNDN);
+    mpfr_set_ui(acc, 0, MPFR_RNDN);
+    for (size_t j = 0; j < m; j++) {
+        if (mpfr_zero_p(P[j])) continue;          /* P^alpha Q^(1-alpha) = 0 */
+        mpfr_pow(t, P[j], a, MPFR_RNDN);
+        mpfr_pow(u, Q[j], am1, MPFR_RNDN);
+        mpfr_fma(acc, t, u, acc, MPFR_RNDN);
+    }
+    mpfr_log(acc, acc, MPFR_RNDN);
+    mpfr_div_d(acc, acc, alpha - 1.0, MPFR_RNDN);
+    double out = mpfr_get_d(acc, MPFR_RNDN);
+    for (size_t j = 0; j < m; j++) { mpfr_clear(P[j]); mpfr_clear(Q[j]); }
+    free(P);
+    free(Q);
+    mpfr_clears(acc, t, u, a, am1, (mpfr_ptr)0);
+    return out;
+}

@@ -49,6 +49,8 @@ double ref_clones_delta(double eps0, unsigned long n, int cls, double delta0, do
 /* delta(eps) of the T-fold product of the clones pair (delta0 = 0): every
  * T-tuple of atoms enumerated at 160 bits (tiny n and T only). */
 double ref_clones_composed_delta(double eps0, unsigned long n, int cls, int T, double eps);
+/* D_alpha(P || Q) of the clones pair (delta0 = 0), every atom at 160 bits. */
+double ref_clones_rdp(double eps0, unsigned long n, int cls, double alpha);
 /* delta(eps) of the real shuffled binary randomized response: n users,
  * `ones` of the other n - 1 holding 1, the differing user 0 against 1; the
  * output is the number of 1 reports (a sufficient statistic of the

@@ -342,6 +342,58 @@ START_TEST(gaussian_local_randomizer)
 }
 END_TEST
 
+/* The rdp accountant through the same pair: at each order at least the
+ * MPFR divergence of the pair and within the grid step (range / 5000,
+ * below 4e-4 here) of it; rounds add up. */
+START_TEST(rdp_of_the_pair)
+{
+    const struct { double eps0; unsigned long n; int cls; } cases[] = { { 1.0, 30, 0 }, { 2.0, 20, 1 }, { 0.5, 40, 0 } };
+    double orders[] = { 1.5, 2.0, 5.0, 20.0, 100.0 };
+    const size_t k = sizeof orders / sizeof orders[0];
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        dpa_options opt;
+        dpa_options_init(&opt);
+        opt.relation = DPA_REPLACE_ONE;
+        opt.orders = orders;
+        opt.num_orders = k;
+        dpa_error err = { 0 };
+        dpa_event *e = dpa_event_self_composed(
+            dpa_event_shuffled_local(cases[c].eps0, 0.0, cases[c].n, (dpa_local_class)cases[c].cls, &err), 3, &err);
+        dpa_accountant *a = accountant_with_options("rdp", &opt, e);
+        double o[8], eps[8];
+        size_t n = 0;
+        ck_assert_msg(dpa_accountant_rdp_curve(a, o, eps, 8, &n, &err) == DPA_OK, "%s", err.message);
+        ck_assert_uint_eq(n, k);
+        for (size_t i = 0; i < k; i++) {
+            double ref = 3.0 * ref_clones_rdp(cases[c].eps0, cases[c].n, cases[c].cls, o[i]);
+            ck_assert_msg(ref <= eps[i] && eps[i] <= ref + 3.0 * 4e-4 * o[i] / (o[i] - 1.0),
+                          "eps0 %g n %lu alpha %g: rdp %.10g against MPFR %.10g", cases[c].eps0, cases[c].n, o[i],
+                          eps[i], ref);
+        }
+        dpa_accountant_free(a);
+    }
+    /* refusals: delta0 > 0, add/remove, too many users */
+    dpa_options opt;
+    dpa_options_init(&opt);
+    opt.relation = DPA_REPLACE_ONE;
+    dpa_error err = { 0 };
+    dpa_accountant *a = dpa_accountant_new("rdp", &opt, &err);
+    dpa_event *e = dpa_event_shuffled_local(1.0, 1e-9, 100, DPA_LOCAL_ANY, &err);
+    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_EUNSUPPORTED);
+    dpa_event_free(e);
+    e = dpa_event_shuffled(1.0, 200000, &err);
+    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(err.message, "pld"));
+    dpa_event_free(e);
+    dpa_accountant_free(a);
+    a = dpa_accountant_new("rdp", NULL, &err);
+    e = dpa_event_shuffled(1.0, 100, &err);
+    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_EUNSUPPORTED);
+    dpa_event_free(e);
+    dpa_accountant_free(a);
+}
+END_TEST
+
 START_TEST(refusals)
 {
     dpa_error err = { 0 };
@@ -403,6 +455,7 @@ int main(void)
     tcase_add_test(tc, approximate_randomizers);
     tcase_add_test(tc, pld_composes_rounds);
     tcase_add_test(tc, gaussian_local_randomizer);
+    tcase_add_test(tc, rdp_of_the_pair);
     tcase_add_test(tc, refusals);
     suite_add_tcase(s, tc);
     return run_suite(s);
