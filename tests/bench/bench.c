@@ -6,6 +6,7 @@
  */
 #include "dpacct.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -194,6 +195,32 @@ static void shuffle_query(void *p)
     dpa_accountant_free(a);
 }
 
+/* R shuffled rounds through the clones pair: pld (and rdp, n <= 1e5). */
+struct rounds_case { const char *method; uint64_t n, rounds; dpa_local_class cls; dpa_bound b; };
+
+static void rounds_query(void *p)
+{
+    struct rounds_case *c = p;
+    dpa_error err = { 0 };
+    dpa_options opt;
+    dpa_options_init(&opt);
+    opt.relation = DPA_REPLACE_ONE;
+    dpa_accountant *a = dpa_accountant_new(c->method, &opt, &err);
+    dpa_event *e = dpa_event_self_composed(dpa_event_shuffled_local(1.0, 0.0, c->n, c->cls, &err), c->rounds, &err);
+    if (!a || !e || dpa_accountant_compose(a, e, &err) || dpa_accountant_epsilon(a, 1e-6, &c->b, &err)) die(&err);
+    dpa_event_free(e);
+    dpa_accountant_free(a);
+}
+
+struct split_case { double f; uint64_t n; dpa_shuffled_gaussian g; };
+
+static void split_query(void *p)
+{
+    struct split_case *c = p;
+    dpa_error err = { 0 };
+    if (dpa_shuffled_gaussian_epsilon(c->f, c->n, pow((double)c->n, -1.1), &c->g, &err)) die(&err);
+}
+
 static void shuffle_benches(void)
 {
     const uint64_t ns[] = { 1000, 100000, 1000000, 100000000 };
@@ -203,6 +230,32 @@ static void shuffle_benches(void)
         snprintf(size, sizeof size, "eps0=1, n=%llu", (unsigned long long)ns[i]);
         report("shuffle: eps(delta=1e-6), clones bound", size, shuffle_query, &c);
         printf("     %-40s eps in [%.6g, %.6g]\n", "", c.b.lower, c.b.upper);
+    }
+#define ROUNDS(m, n_, r, k) { .method = m, .n = n_, .rounds = r, .cls = k }
+    const struct rounds_case rc[] = {
+        ROUNDS("pld", 10000, 1, DPA_LOCAL_ANY),      ROUNDS("pld", 10000, 50, DPA_LOCAL_ANY),
+        ROUNDS("pld", 10000, 50, DPA_LOCAL_RR_CLASS), ROUNDS("pld", 1000000, 1, DPA_LOCAL_ANY),
+        ROUNDS("pld", 1000000, 100, DPA_LOCAL_ANY),  ROUNDS("rdp", 10000, 50, DPA_LOCAL_ANY),
+        ROUNDS("rdp", 100000, 50, DPA_LOCAL_ANY),
+    };
+#undef ROUNDS
+    for (size_t i = 0; i < sizeof rc / sizeof rc[0]; i++) {
+        struct rounds_case c = rc[i];
+        char what[64], size[64];
+        snprintf(what, sizeof what, "shuffle: %s, R rounds composed", c.method);
+        snprintf(size, sizeof size, "eps0=1, n=%llu, R=%llu%s", (unsigned long long)c.n,
+                 (unsigned long long)c.rounds, c.cls == DPA_LOCAL_RR_CLASS ? ", rr" : "");
+        report(what, size, rounds_query, &c);
+        printf("     %-40s eps in [%.6g, %.6g]\n", "", c.b.lower, c.b.upper);
+    }
+    const struct split_case sc[] = { { .f = 9.95, .n = 550 }, { .f = 14.4, .n = 16512 } };
+    for (size_t i = 0; i < sizeof sc / sizeof sc[0]; i++) {
+        struct split_case c = sc[i];
+        char size[64];
+        snprintf(size, sizeof size, "f=%g, n=%llu, delta=n^-1.1", c.f, (unsigned long long)c.n);
+        report("shuffle: Gaussian local randomizer, best split", size, split_query, &c);
+        printf("     %-40s eps %.6g (%s; plain %.6g) at eps0 %.4g\n", "", c.g.epsilon,
+               c.g.amplified ? "shuffled" : "plain", c.g.plain_epsilon, c.g.epsilon0);
     }
 }
 
