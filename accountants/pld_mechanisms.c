@@ -627,7 +627,8 @@ double pld_profile_atom_spacing(const pld_profile *p)
     case PLD_EPSILON_DELTA: return p->eps;                    /* +-eps (and 0) */
     case PLD_DISCRETE_LAPLACE: return 1.0 / p->sigma;         /* (2x - k)/t */
     case PLD_DISCRETE_GAUSSIAN: return (double)p->k / (2.0 * p->sigma * p->sigma); /* k(2x - k)/(2 s^2) */
-    case PLD_SHUFFLE_CLONES: return NAN;                     /* log ratios of binomial mixtures */
+    case PLD_SHUFFLE_CLONES: return p->k == 1 ? p->eps : NAN; /* one user: randomized response's +-eps0;
+                                                                 * else log ratios of binomial mixtures */
     case PLD_SAMPLED_REMOVE:
     case PLD_SAMPLED_ADD:
     case PLD_WITHOUT_REPLACEMENT: {

@@ -264,6 +264,7 @@ START_TEST(pld_composes_rounds)
 {
     const struct { double eps0; unsigned long n; int cls; int T; double eps; } cases[] = {
         { 1.0, 12, 0, 2, 0.3 }, { 1.0, 12, 0, 3, 0.5 }, { 2.0, 10, 1, 2, 0.8 }, { 0.5, 16, 0, 2, 0.1 },
+        { 1.0, 1, 0, 3, 0.5 },   /* one user: randomized response, atoms on the grid */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         dpa_accountant *a = shuffled_local("pld", cases[c].eps0, 0.0, cases[c].n, (dpa_local_class)cases[c].cls,
