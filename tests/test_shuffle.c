@@ -221,7 +221,7 @@ START_TEST(rr_class_dominates_real_rr)
         dpa_accountant_free(rr);
         dpa_accountant_free(any);
     }
-    printf("shuffle: binary RR, class bound / exact delta >= %.3g\n", tightest);
+    printf("shuffle: binary RR, class bound / exact delta >= %.9g\n", tightest);
 }
 END_TEST
 
