@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="build-essential autoconf automake libtool libtool-bin pkg-config libgsl-dev libfftw3-dev
-libmpfr-dev libgmp-dev check zlib1g-dev"
+libmpfr-dev libgmp-dev check zlib1g-dev dataset-fashion-mnist"
 
 missing=""
 for p in $PACKAGES; do
@@ -35,3 +35,7 @@ make -j2
 echo
 echo "== DP-SGD on 60,000 examples, batch 256, noise multiplier 1.1, 60 epochs, delta = 1e-5 =="
 ./dpacct compare --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5
+
+echo
+echo "== DP-GLMtron on synthetic ReLU regression (n = 550, d = 1024), eps = 0.5, delta = 1/N^1.1 =="
+./dptrain dp-glmtron --synthetic n=550,d=1024,decay=2 --epsilon 0.5 --delta auto

@@ -1,0 +1,103 @@
+#!/bin/sh
+# test-dptrain.sh - black-box tests of the dptrain command (run by `make check`).
+#
+# A usage or input error exits with status exactly 2, prints nothing on
+# stdout and one line on stderr starting "dptrain: ".  The epsilon a run
+# reports is at most its target, and for a given noise multiplier it is the
+# Gaussian-DP value of what a record sees: DP-GLMtron over E epochs is
+# sqrt(E)/f-GDP, whose eps at delta = 1e-5 for f = 4, E = 4 (mu = 0.5) is
+# 1.9930914044151196 (mpmath, 40 digits, from delta(eps) = Phi(-eps/mu +
+# mu/2) - e^eps Phi(-eps/mu - mu/2)); DP-MBGLMtron's closed form (seed 003
+# Thm 3) at eps 1, delta 1e-5 is 2 sqrt(ln(1e5) + 1) = 7.0747227408486415.
+#
+# POSIX sh, awk and grep only.
+
+DPTRAIN=${DPTRAIN:-./dptrain}
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/dptrain-cli.XXXXXX") || exit 99
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "PASS: $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL: $1${2:+ ($2)}"; }
+
+run() {
+    "$DPTRAIN" "$@" >"$TMP/out" 2>"$TMP/err"
+    status=$?
+}
+
+# expect_ok NAME ERE ARGS...
+expect_ok() {
+    name=$1; pattern=$2; shift 2
+    run "$@"
+    if [ "$status" -ne 0 ]; then fail "$name" "exit status $status: $(head -n 1 "$TMP/err")"
+    elif ! grep -Eq -- "$pattern" "$TMP/out"; then fail "$name" "output does not match $pattern"
+    else pass "$name"; fi
+}
+
+# expect_usage NAME ERE ARGS...: status 2, empty stdout, one stderr line
+# "dptrain: ..." matching ERE.
+expect_usage() {
+    name=$1; pattern=$2; shift 2
+    run "$@"
+    lines=$(wc -l <"$TMP/err")
+    if [ "$status" -ne 2 ]; then fail "$name" "exit status $status, expected 2"
+    elif [ -s "$TMP/out" ]; then fail "$name" "wrote to stdout"
+    elif [ "$lines" -ne 1 ]; then fail "$name" "$lines lines on stderr"
+    elif ! grep -Eq -- "^dptrain: .*$pattern" "$TMP/err"; then fail "$name" "stderr: $(cat "$TMP/err")"
+    else pass "$name"; fi
+}
+
+check() {
+    name=$1; cond=$2; shift 2
+    if awk -v v1="${1-}" -v v2="${2-}" "BEGIN { if (v1 == \"\") exit 1; exit !($cond) }"; then pass "$name"
+    else fail "$name" "values '$*' fail: $cond"; fi
+}
+
+field() { awk -v k="$1" '$1 == k { print $2; exit }' "$TMP/out"; }
+
+SYN="--synthetic n=300,d=20,decay=2,noise=0.1,seed=3"
+
+expect_ok "--help lists the algorithms" 'dp-mbglmtron' --help
+expect_ok "--version" '^dptrain ' --version
+for alg in dp-glmtron dp-taglmtron dp-mbglmtron dp-sgd; do
+    run $alg $SYN --epsilon 0.5 --delta auto --format json
+    eps=$(awk -F': ' '/"epsilon"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
+    check "$alg: certified epsilon <= the target 0.5" 'v1 > 0 && v1 <= 0.5' "$eps"
+done
+expect_ok "glmtron: not private" '^epsilon +not private' glmtron $SYN
+run dp-glmtron $SYN --noise-multiplier 4 --epochs 4 --delta 1e-5
+check "dp-glmtron, f = 4, 4 epochs: eps of 0.5-GDP (1.99309140)" \
+    'v1 >= 1.99309 && v1 <= 1.99310' "$(awk '$1 == "epsilon" { print $3 }' "$TMP/out")"
+run dp-mbglmtron $SYN --epsilon 1 --delta 1e-5 --threshold private --batch-size 20 --format json
+check "dp-mbglmtron: the paper's multiplier 2 sqrt(ln(1/delta) + eps)/eps" \
+    'v1 > 7.074722740 && v1 < 7.074722742' "$(awk -F': ' '/"paper_noise_multiplier"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")"
+expect_ok "json output is one object" '^\{$' dp-sgd $SYN --epsilon 1 --delta auto --format json
+expect_ok "excess risk on synthetic data" '^excess risk ' dp-taglmtron $SYN --epsilon 1 --delta auto
+
+# CSV: the target by name
+printf 'a,b,y\n1,2,0.5\n2,1,1\n0,0,0\n3,1,2\n1,1,0.7\n' >"$TMP/ok.csv"
+expect_ok "CSV with --target" '^examples +4 train, 1 test, 2 features' glmtron --data "$TMP/ok.csv" --target y
+printf 'a,b,y\n1,2,0.5\n2,x,1\n' >"$TMP/bad.csv"
+expect_usage "a bad CSV field names the line" 'bad.csv:3' glmtron --data "$TMP/bad.csv"
+expect_usage "a missing file" 'cannot open' glmtron --data "$TMP/none.csv"
+expect_usage "unknown algorithm" "unknown algorithm" dp-nothing $SYN
+expect_usage "missing algorithm" "missing algorithm"
+expect_usage "--delta required" "--delta" dp-glmtron $SYN --epsilon 1
+expect_usage "--epsilon required" "--epsilon" dp-glmtron $SYN --delta auto
+expect_usage "--delta in (0, 1)" "--delta" dp-glmtron $SYN --epsilon 1 --delta 1.5
+expect_usage "--epsilon positive" "--epsilon" dp-glmtron $SYN --epsilon -1 --delta auto
+expect_usage "--epochs a whole number" "--epochs" dp-glmtron $SYN --epsilon 1 --delta auto --epochs 2.5
+expect_usage "--threshold choices" "--threshold" dp-glmtron $SYN --epsilon 1 --delta auto --threshold maybe
+expect_usage "private threshold is DP-MBGLMtron's" "DP-MBGLMtron" dp-glmtron $SYN --epsilon 1 --delta auto \
+    --threshold private
+expect_usage "data and synthetic exclusive" "exactly one" glmtron $SYN --data "$TMP/ok.csv"
+expect_usage "bad synthetic spec" "zeta" glmtron --synthetic n=100,zeta=foo
+expect_usage "unknown option" "unknown option" glmtron $SYN --frobnicate
+expect_usage "idx needs --labels" "--labels" glmtron --data x --input-format idx
+expect_usage "batch larger than the data" "batch" dp-sgd $SYN --epsilon 1 --delta auto --batch-size 100000
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,37 @@
+/*
+ * dpt_internal.h - private helpers shared by the libdptrain sources.
+ * Never installed.  libdptrain is a client of libdpacct through <dpacct.h>
+ * only, so it keeps its own copy of the error helper instead of using
+ * libdpacct's private one.
+ */
+#ifndef DPT_INTERNAL_H
+#define DPT_INTERNAL_H
+
+#include "dptrain.h"
+
+#include <gsl/gsl_rng.h>
+
+#if defined(__GNUC__)
+#define DPT_HIDDEN __attribute__((visibility("hidden")))
+#define DPT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define DPT_HIDDEN
+#define DPT_PRINTF(f, a)
+#endif
+
+/* Set err (when not NULL) to `status` and a printf-style message; returns
+ * `status`, so that `return dpt_fail(err, DPA_EINVAL, "...")` reads well. */
+DPT_HIDDEN int dpt_fail(dpa_error *err, int status, const char *fmt, ...) DPT_PRINTF(3, 4);
+
+/* `path` shortened for an error message: the messages are at most
+ * DPA_ERROR_MESSAGE_SIZE bytes, and the line number and reason after the
+ * file name must survive, so a long path keeps only its last `keep` bytes
+ * behind "...".  Writes into buf (size bytes) and returns buf. */
+DPT_HIDDEN const char *dpt_short_path(const char *path, size_t keep, char *buf, size_t size);
+
+/* A gsl_rng of type mt19937 seeded with `seed`, with GSL's aborting error
+ * handler turned off first (as libdpacct does): NULL and DPA_ENOMEM in err
+ * when it cannot be allocated.  Free with gsl_rng_free. */
+DPT_HIDDEN gsl_rng *dpt_rng_new(unsigned long seed, dpa_error *err);
+
+#endif

@@ -1,0 +1,362 @@
+/*
+ * dptrain_main.c - the dptrain command: load or generate data, ask
+ * libdpacct (through libdptrain) for the noise that meets a target
+ * (eps, delta), train, and report what was spent.
+ *
+ * Exit status: 0 success, 1 library failure, 2 bad usage or bad input.
+ * Errors are one line on stderr; the report goes to stdout only at the end,
+ * so nothing is written half-done.
+ */
+#include <config.h>
+
+#include "dptrain.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { EXIT_LIB = 1, EXIT_USAGE = 2 };
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("dptrain: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+static const struct { const char *name; dpt_algorithm alg; const char *about; } algorithms[] = {
+    { "glmtron", DPT_GLMTRON, "GLMtron (non-private reference)" },
+    { "dp-glmtron", DPT_DP_GLMTRON, "DP-GLMtron (seed 000 Alg 1; public threshold: seed 003 Alg 1)" },
+    { "dp-taglmtron", DPT_DP_TAGLMTRON, "DP-TAGLMtron (seed 000 Alg 3, tree aggregation)" },
+    { "dp-mbglmtron", DPT_DP_MBGLMTRON, "DP-MBGLMtron (seed 003 Alg 3, noisy-doubling threshold)" },
+    { "mbglmtron", DPT_MBGLMTRON, "mini-batch GLMtron (DP-MBGLMtron without noise)" },
+    { "sgd", DPT_SGD, "SGD on the ReLU loss (non-private reference)" },
+    { "dp-sgd", DPT_DP_SGD, "DP-SGD for ReLU regression (Poisson sampling, the baseline)" },
+};
+#define NUM_ALGORITHMS (sizeof algorithms / sizeof algorithms[0])
+
+static void print_help(void)
+{
+    printf("Usage: dptrain ALGORITHM (--data FILE | --synthetic SPEC) --epsilon E --delta D|auto [OPTIONS]\n"
+           "       dptrain --help | --version\n\n"
+           "Train ReLU regression with differential privacy: the noise multiplier is\n"
+           "calibrated by libdpacct's exact accounting for how the algorithm uses each\n"
+           "record (replace-one neighbours), and the report gives the certified epsilon\n"
+           "spent next to the noise the paper's closed-form theorem would have used.\n\nAlgorithms:\n");
+    for (size_t i = 0; i < NUM_ALGORITHMS; i++) printf("  %-13s %s\n", algorithms[i].name, algorithms[i].about);
+    printf("\nData:\n"
+           "  --data FILE            CSV (header line; --target names the column, default the last),\n"
+           "                         libsvm (--input-format libsvm) or IDX images (--input-format idx,\n"
+           "                         with --labels FILE; y = label / 9)\n"
+           "  --input-format FMT     csv (default), libsvm or idx\n"
+           "  --target COL           CSV target column: its name or 1-based number\n"
+           "  --labels FILE          IDX labels file (plain or .gz)\n"
+           "  --synthetic SPEC       n=500,d=1024,spectrum=poly|exp,decay=2,zeta=rademacher|gaussian,\n"
+           "                         noise=0.1,wstar=1,seed=1 (any subset)\n"
+           "  --test-fraction X      held-out share, 0 <= X < 1 (default 0.2)\n"
+           "  --no-standardize       keep features as they are (default: mean 0, std 1 from train)\n"
+           "  --scale-target         divide y by the largest |y| (seed 003's protocol)\n"
+           "\nPrivacy:\n"
+           "  --epsilon E            target epsilon, E > 0\n"
+           "  --delta D|auto         target delta in (0, 1); auto = 1/N^1.1 (N training examples)\n"
+           "  --noise-multiplier F   use this f instead of calibrating, and report its epsilon\n"
+           "  --accountant NAME      DP-SGD's accountant (default pld)\n"
+           "  --no-shuffle-amplification   DP-GLMtron: do not count the secret shuffle\n"
+           "\nTraining:\n"
+           "  --epochs E             passes over the data (default 1)\n"
+           "  --learning-rate ETA    step size (default 1e-2)\n"
+           "  --batch-size B         DP-MBGLMtron gradient records per batch; DP-SGD expected batch (default 32)\n"
+           "  --estimate-size M      DP-MBGLMtron estimating records per batch (default B/10 with --threshold private)\n"
+           "  --threshold RULE       fixed (default; --clip), public (seed 003 Alg 2 on a public split of\n"
+           "                         --public-fraction of the data, removed from training) or private\n"
+           "                         (DP-MBGLMtron: on each batch's estimating slice)\n"
+           "  --clip C               the fixed clip gamma (GLMtron family) or DP-SGD's C (default 1)\n"
+           "  --public-fraction X    share of the training data made public for the threshold (default 0.1)\n"
+           "  --alpha A --trace-h T --c2 C --a A   the clip's constants: gamma_t = sqrt(2 A T) C log^{2a} N s_t\n"
+           "                         (defaults 1, d, 1, 0)\n"
+           "  --upsilon U --grid-delta D   the threshold's domain and granularity (defaults 10, 1e-3)\n"
+           "  --paper-c3 C           DP-GLMtron's closed form f = C log(N/delta)/(eps sqrt N) (default 1)\n"
+           "  --seed S               seed of the split, the shuffles and the noise (default 1)\n"
+           "\nOutput:\n"
+           "  --format FMT           table (default) or json\n"
+           "  --progress             progress bar on stderr even when it is not a terminal\n"
+           "  -h, --help             this help\n"
+           "\nExit status: 0 success, 1 library failure, 2 bad usage or bad input.\n");
+}
+
+typedef struct {
+    const char *data, *input_format, *target, *labels, *synthetic;
+    double test_fraction, public_fraction;
+    int standardize, scale_target, json, progress;
+    int delta_auto, have_epsilon, have_delta;
+    dpt_glm_options opt;
+} args;
+
+static int parse_double(const char *name, const char *text, double lo, int lo_open, double hi, int hi_open, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || errno || !isfinite(v) || (lo_open ? !(v > lo) : !(v >= lo)) ||
+        (hi_open ? !(v < hi) : !(v <= hi)))
+        return usage_error("--%s: expected a number in %c%g, %g%c, got '%s'", name, lo_open ? '(' : '[', lo, hi,
+                           hi_open ? ')' : ']', text);
+    *out = v;
+    return 0;
+}
+
+static int parse_count(const char *name, const char *text, uint64_t lo, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (text[0] == '-' || text[0] == '+' || text[0] == ' ') return usage_error("--%s: expected a whole number, got '%s'", name, text);
+    unsigned long long v = strtoull(text, &end, 10);
+    if (end == text || *end || errno || v < lo)
+        return usage_error("--%s: expected a whole number >= %llu, got '%s'", name, (unsigned long long)lo, text);
+    *out = v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, args *a)
+{
+    enum {
+        O_DATA = 256, O_INFMT, O_TARGET, O_LABELS, O_SYNTH, O_TESTFR, O_NOSTD, O_SCALE, O_EPS, O_DELTA, O_NM,
+        O_ACC, O_NOSHUF, O_EPOCHS, O_LR, O_BATCH, O_EST, O_THR, O_CLIP, O_PUBFR, O_ALPHA, O_TRH, O_C2, O_A,
+        O_UPS, O_GDELTA, O_C3, O_SEED, O_FORMAT, O_PROGRESS, O_VERSION
+    };
+    static const struct option longs[] = {
+        { "data", 1, 0, O_DATA }, { "input-format", 1, 0, O_INFMT }, { "target", 1, 0, O_TARGET },
+        { "labels", 1, 0, O_LABELS }, { "synthetic", 1, 0, O_SYNTH }, { "test-fraction", 1, 0, O_TESTFR },
+        { "no-standardize", 0, 0, O_NOSTD }, { "scale-target", 0, 0, O_SCALE }, { "epsilon", 1, 0, O_EPS },
+        { "delta", 1, 0, O_DELTA }, { "noise-multiplier", 1, 0, O_NM }, { "accountant", 1, 0, O_ACC },
+        { "no-shuffle-amplification", 0, 0, O_NOSHUF }, { "epochs", 1, 0, O_EPOCHS },
+        { "learning-rate", 1, 0, O_LR }, { "batch-size", 1, 0, O_BATCH }, { "estimate-size", 1, 0, O_EST },
+        { "threshold", 1, 0, O_THR }, { "clip", 1, 0, O_CLIP }, { "public-fraction", 1, 0, O_PUBFR },
+        { "alpha", 1, 0, O_ALPHA }, { "trace-h", 1, 0, O_TRH }, { "c2", 1, 0, O_C2 }, { "a", 1, 0, O_A },
+        { "upsilon", 1, 0, O_UPS }, { "grid-delta", 1, 0, O_GDELTA }, { "paper-c3", 1, 0, O_C3 },
+        { "seed", 1, 0, O_SEED }, { "format", 1, 0, O_FORMAT }, { "progress", 0, 0, O_PROGRESS },
+        { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+    };
+    opterr = 0;
+    int c, st = 0;
+    uint64_t u;
+    while ((c = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'h': print_help(); return -1;
+        case O_VERSION: printf("dptrain %s (libdpacct %s)\n", dpa_version(), dpa_version()); return -1;
+        case O_DATA: a->data = optarg; break;
+        case O_INFMT:
+            if (strcmp(optarg, "csv") && strcmp(optarg, "libsvm") && strcmp(optarg, "idx"))
+                return usage_error("--input-format: expected csv, libsvm or idx, got '%s'", optarg);
+            a->input_format = optarg;
+            break;
+        case O_TARGET: a->target = optarg; break;
+        case O_LABELS: a->labels = optarg; break;
+        case O_SYNTH: a->synthetic = optarg; break;
+        case O_TESTFR: st = parse_double("test-fraction", optarg, 0.0, 0, 1.0, 1, &a->test_fraction); break;
+        case O_NOSTD: a->standardize = 0; break;
+        case O_SCALE: a->scale_target = 1; break;
+        case O_EPS: st = parse_double("epsilon", optarg, 0.0, 1, INFINITY, 1, &a->opt.epsilon); a->have_epsilon = 1; break;
+        case O_DELTA:
+            a->have_delta = 1;
+            if (strcmp(optarg, "auto") == 0) a->delta_auto = 1;
+            else st = parse_double("delta", optarg, 0.0, 1, 1.0, 1, &a->opt.delta);
+            break;
+        case O_NM: st = parse_double("noise-multiplier", optarg, 0.0, 1, INFINITY, 1, &a->opt.noise_multiplier); break;
+        case O_ACC: a->opt.accountant = optarg; break;
+        case O_NOSHUF: a->opt.shuffle_amplification = 0; break;
+        case O_EPOCHS: st = parse_count("epochs", optarg, 1, &a->opt.epochs); break;
+        case O_LR: st = parse_double("learning-rate", optarg, 0.0, 1, INFINITY, 1, &a->opt.learning_rate); break;
+        case O_BATCH: st = parse_count("batch-size", optarg, 1, &u); a->opt.batch_size = (size_t)u; break;
+        case O_EST: st = parse_count("estimate-size", optarg, 1, &u); a->opt.estimate_size = (size_t)u; break;
+        case O_THR:
+            if (strcmp(optarg, "fixed") == 0) a->opt.clip_rule = DPT_CLIP_FIXED;
+            else if (strcmp(optarg, "public") == 0) a->opt.clip_rule = DPT_CLIP_PUBLIC;
+            else if (strcmp(optarg, "private") == 0) a->opt.clip_rule = DPT_CLIP_PRIVATE;
+            else return usage_error("--threshold: expected fixed, public or private, got '%s'", optarg);
+            break;
+        case O_CLIP: st = parse_double("clip", optarg, 0.0, 1, INFINITY, 1, &a->opt.clip); break;
+        case O_PUBFR: st = parse_double("public-fraction", optarg, 0.0, 1, 1.0, 1, &a->public_fraction); break;
+        case O_ALPHA: st = parse_double("alpha", optarg, 0.0, 1, INFINITY, 1, &a->opt.alpha); break;
+        case O_TRH: st = parse_double("trace-h", optarg, 0.0, 1, INFINITY, 1, &a->opt.trace_h); break;
+        case O_C2: st = parse_double("c2", optarg, 0.0, 1, INFINITY, 1, &a->opt.c2); break;
+        case O_A: st = parse_double("a", optarg, 0.0, 0, INFINITY, 1, &a->opt.a); break;
+        case O_UPS: st = parse_double("upsilon", optarg, 0.0, 1, INFINITY, 1, &a->opt.upsilon); break;
+        case O_GDELTA: st = parse_double("grid-delta", optarg, 0.0, 1, INFINITY, 1, &a->opt.grid_delta); break;
+        case O_C3: st = parse_double("paper-c3", optarg, 0.0, 1, INFINITY, 1, &a->opt.paper_c3); break;
+        case O_SEED: st = parse_count("seed", optarg, 0, &u); a->opt.seed = (unsigned long)u; break;
+        case O_FORMAT:
+            if (strcmp(optarg, "table") == 0) a->json = 0;
+            else if (strcmp(optarg, "json") == 0) a->json = 1;
+            else return usage_error("--format: expected table or json, got '%s'", optarg);
+            break;
+        case O_PROGRESS: a->progress = 1; break;
+        case ':': return usage_error("%s: needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option %s (see 'dptrain --help')", argv[optind - 1]);
+        }
+        if (st) return st;
+    }
+    if (optind < argc) return usage_error("unexpected argument '%s' (see 'dptrain --help')", argv[optind]);
+    return 0;
+}
+
+static void progress_bar(void *ctx, uint64_t done, uint64_t total)
+{
+    const struct timespec *start = ctx;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double el = (double)(now.tv_sec - start->tv_sec) + 1e-9 * (double)(now.tv_nsec - start->tv_nsec);
+    int width = 30, fill = total ? (int)((double)width * (double)done / (double)total) : width;
+    fprintf(stderr, "\r[%.*s%*s] %llu/%llu steps  %.1f s", fill, "##############################", width - fill, "",
+            (unsigned long long)done, (unsigned long long)total, el);
+    if (done == total) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static int load_data(const args *a, dpt_dataset *all, double **wstar, dpa_error *err)
+{
+    if (a->synthetic) {
+        dpt_synthetic_spec spec;
+        dpt_synthetic_defaults(&spec);
+        int st = dpt_synthetic_parse(a->synthetic, &spec, err);
+        if (st) return st;
+        *wstar = malloc(spec.d * sizeof **wstar);
+        if (!*wstar) return DPA_ENOMEM;
+        return dpt_synthetic(&spec, all, *wstar, err);
+    }
+    const char *fmt = a->input_format ? a->input_format : "csv";
+    if (strcmp(fmt, "libsvm") == 0) return dpt_load_libsvm(a->data, 0, all, err);
+    if (strcmp(fmt, "idx") == 0) {
+        int st = dpt_load_idx(a->data, a->labels, all, err);
+        if (!st)   /* the regression target: the class as an ordinal in [0, 1] */
+            for (size_t i = 0; i < all->n; i++) all->y[i] /= 9.0;
+        return st;
+    }
+    return dpt_load_csv(a->data, a->target, all, err);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) return usage_error("missing algorithm (see 'dptrain --help')");
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        print_help();
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("dptrain %s (libdpacct %s; BLAS: GSL's CBLAS interface)\n", dpa_version(), dpa_version());
+        return 0;
+    }
+    size_t which = NUM_ALGORITHMS;
+    for (size_t i = 0; i < NUM_ALGORITHMS; i++)
+        if (strcmp(argv[1], algorithms[i].name) == 0) which = i;
+    if (which == NUM_ALGORITHMS) return usage_error("unknown algorithm '%s' (see 'dptrain --help')", argv[1]);
+    args a = { .test_fraction = 0.2, .public_fraction = 0.1, .standardize = 1 };
+    dpt_glm_defaults(&a.opt);
+    a.opt.algorithm = algorithms[which].alg;
+    int st = parse_args(argc - 1, argv + 1, &a);
+    if (st < 0) return 0;
+    if (st) return st;
+    if (!a.data == !a.synthetic) return usage_error("give exactly one of --data and --synthetic");
+    if (a.input_format && strcmp(a.input_format, "idx") == 0 && !a.labels)
+        return usage_error("--input-format idx: needs --labels");
+    int private_alg = a.opt.algorithm == DPT_DP_GLMTRON || a.opt.algorithm == DPT_DP_TAGLMTRON ||
+                      a.opt.algorithm == DPT_DP_MBGLMTRON || a.opt.algorithm == DPT_DP_SGD;
+    if (private_alg && !a.have_delta) return usage_error("--delta: required (a number or auto)");
+    if (private_alg && !a.have_epsilon && !(a.opt.noise_multiplier > 0.0))
+        return usage_error("--epsilon: required (or --noise-multiplier)");
+
+    dpa_error err = { 0 };
+    dpt_dataset all = { 0 }, train = { 0 }, test = { 0 }, pub = { 0 }, rest = { 0 };
+    double *wstar = NULL;
+    if ((st = load_data(&a, &all, &wstar, &err))) {
+        fprintf(stderr, "dptrain: %s\n", err.message);
+        free(wstar);
+        return st == DPA_ENOMEM ? EXIT_LIB : EXIT_USAGE;
+    }
+    int rc = 0;
+    if ((st = dpt_split(&all, a.test_fraction, a.opt.seed, &train, &test, &err))) goto fail_usage;
+    /* standardised with the training statistics (seed 003's protocol; the
+     * papers do not privatise them, and neither is it done here) */
+    if (a.standardize && !a.synthetic) dpt_standardize(&train, test.n ? &test : NULL);
+    if (a.scale_target) dpt_scale_target(&train, test.n ? &test : NULL);
+    if (a.opt.clip_rule == DPT_CLIP_PUBLIC) {
+        /* the public estimating data: a share of the training examples, no
+         * longer trained on */
+        if ((st = dpt_split(&train, a.public_fraction, a.opt.seed + 1, &rest, &pub, &err))) goto fail_usage;
+        dpt_dataset_free(&train);
+        train = rest;
+        rest = (dpt_dataset){ 0 };
+        a.opt.public_data = &pub;
+    }
+    if (a.delta_auto) a.opt.delta = pow((double)train.n, -1.1);
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    if (a.progress || isatty(STDERR_FILENO)) {
+        a.opt.progress = progress_bar;
+        a.opt.progress_ctx = &start;
+    }
+    dpt_glm_result res;
+    st = dpt_glm_train(&train, &a.opt, &res, &err);
+    if (st) {
+        fprintf(stderr, "dptrain: %s\n", err.message);
+        rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
+        goto done;
+    }
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    double secs = (double)(end.tv_sec - start.tv_sec) + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
+    double train_loss = dpt_relu_loss(&train, res.w), test_loss = test.n ? dpt_relu_loss(&test, res.w) : NAN;
+    double excess = NAN;
+    if (wstar && test.n) excess = test_loss - dpt_relu_loss(&test, wstar);
+    int priv = isfinite(res.epsilon);
+    if (a.json) {
+        printf("{\n  \"algorithm\": \"%s\",\n  \"train_examples\": %zu,\n  \"test_examples\": %zu,\n  \"features\": %zu,\n",
+               algorithms[which].name, train.n, test.n, train.d);
+        printf("  \"steps\": %llu,\n  \"train_loss\": %.10g,\n", (unsigned long long)res.steps, train_loss);
+        if (test.n) printf("  \"test_loss\": %.10g,\n", test_loss); else printf("  \"test_loss\": null,\n");
+        if (isfinite(excess)) printf("  \"excess_risk\": %.10g,\n", excess); else printf("  \"excess_risk\": null,\n");
+        if (priv) printf("  \"epsilon\": %.10g,\n  \"delta\": %.6g,\n", res.epsilon, a.opt.delta);
+        else printf("  \"epsilon\": null,\n  \"delta\": null,\n");
+        printf("  \"noise_multiplier\": %.10g,\n  \"paper_noise_multiplier\": %.10g,\n", res.noise_multiplier,
+               res.paper_noise_multiplier);
+        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", res.accounting, secs);
+    } else {
+        printf("algorithm          %s\n", algorithms[which].name);
+        printf("examples           %zu train, %zu test, %zu features\n", train.n, test.n, train.d);
+        printf("steps              %llu\n", (unsigned long long)res.steps);
+        printf("train loss         %.6g\n", train_loss);
+        if (test.n) printf("test loss          %.6g\n", test_loss);
+        if (isfinite(excess)) printf("excess risk        %.6g   (test loss of w minus that of w*)\n", excess);
+        if (priv) printf("epsilon (upper)    %.6g   at delta %.3g, certified\n", res.epsilon, a.opt.delta);
+        else printf("epsilon            not private\n");
+        if (res.noise_multiplier > 0.0) printf("noise multiplier   %.6g\n", res.noise_multiplier);
+        if (res.paper_noise_multiplier > 0.0)
+            printf("paper's multiplier %.6g   (its closed-form theorem at the same target)\n", res.paper_noise_multiplier);
+        printf("accounting         %s\n", res.accounting);
+        printf("time               %.3f s\n", secs);
+    }
+    dpt_glm_result_free(&res);
+    goto done;
+fail_usage:
+    fprintf(stderr, "dptrain: %s\n", err.message);
+    rc = EXIT_USAGE;
+done:
+    dpt_dataset_free(&all);
+    dpt_dataset_free(&train);
+    dpt_dataset_free(&test);
+    dpt_dataset_free(&pub);
+    dpt_dataset_free(&rest);
+    free(wstar);
+    return rc;
+}

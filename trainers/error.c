@@ -1,0 +1,48 @@
+/* error.c - libdptrain's error helpers (see dpt_internal.h). */
+#include <config.h>
+
+#include "dpt_internal.h"
+
+#include <gsl/gsl_errno.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int dpt_fail(dpa_error *err, int status, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->status = status;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+const char *dpt_short_path(const char *path, size_t keep, char *buf, size_t size)
+{
+    if (!size) return buf;
+    if (!path) path = "(null)";
+    size_t len = strlen(path);
+    if (len <= keep || keep < 4)
+        snprintf(buf, size, "%s", path);
+    else
+        snprintf(buf, size, "...%s", path + (len - (keep - 3)));
+    return buf;
+}
+
+gsl_rng *dpt_rng_new(unsigned long seed, dpa_error *err)
+{
+    /* GSL's default handler aborts on a failed allocation; a library must
+     * report it instead. */
+    gsl_set_error_handler_off();
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r) {
+        dpt_fail(err, DPA_ENOMEM, "cannot allocate the random number generator");
+        return NULL;
+    }
+    gsl_rng_set(r, seed);
+    return r;
+}
