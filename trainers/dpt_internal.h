@@ -17,6 +17,14 @@
 #else
 #define DPT_HIDDEN
 #define DPT_PRINTF(f, a)
+/* A field for a message: at most 40 bytes of it, "..." when cut. */
+DPT_HIDDEN const char *dpt_shown(const char *field, char *buf, size_t size);
+
+/* The whole of `s` as a number: 1 and *out when it is a finite number, 0
+ * when it is not a number (empty, trailing characters), -1 for NaN or an
+ * infinity (overflow included). */
+DPT_HIDDEN int dpt_parse_number(const char *s, double *out);
+
 #endif
 
 /* Set err (when not NULL) to `status` and a printf-style message; returns
@@ -33,5 +41,13 @@ DPT_HIDDEN const char *dpt_short_path(const char *path, size_t keep, char *buf, 
  * handler turned off first (as libdpacct does): NULL and DPA_ENOMEM in err
  * when it cannot be allocated.  Free with gsl_rng_free. */
 DPT_HIDDEN gsl_rng *dpt_rng_new(unsigned long seed, dpa_error *err);
+
+/* A field for a message: at most 40 bytes of it, "..." when cut. */
+DPT_HIDDEN const char *dpt_shown(const char *field, char *buf, size_t size);
+
+/* The whole of `s` as a number: 1 and *out when it is a finite number, 0
+ * when it is not a number (empty, trailing characters), -1 for NaN or an
+ * infinity (overflow included). */
+DPT_HIDDEN int dpt_parse_number(const char *s, double *out);
 
 #endif

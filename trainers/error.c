@@ -5,7 +5,9 @@
 
 #include <gsl/gsl_errno.h>
 
+#include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,4 +47,24 @@ gsl_rng *dpt_rng_new(unsigned long seed, dpa_error *err)
     }
     gsl_rng_set(r, seed);
     return r;
+}
+
+const char *dpt_shown(const char *field, char *buf, size_t size)
+{
+    if (strlen(field) <= 40)
+        snprintf(buf, size, "%s", field);
+    else
+        snprintf(buf, size, "%.37s...", field);
+    return buf;
+}
+
+int dpt_parse_number(const char *s, double *out)
+{
+    if (*s == '\0') return 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0') return 0;
+    if (!isfinite(v)) return -1;
+    *out = v;
+    return 1;
 }

@@ -95,28 +95,6 @@ static void split_fields(char *line, char **fields, size_t count)
     }
 }
 
-/* A field for a message: at most 40 bytes of it, "..." when cut. */
-static const char *shown(const char *field, char *buf, size_t size)
-{
-    if (strlen(field) <= 40)
-        snprintf(buf, size, "%s", field);
-    else
-        snprintf(buf, size, "%.37s...", field);
-    return buf;
-}
-
-/* 1: a finite number in *out; 0: not a number; -1: NaN or an infinity
- * (including overflow). */
-static int parse_number(const char *s, double *out)
-{
-    if (*s == '\0') return 0;
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0') return 0;
-    if (!isfinite(v)) return -1;
-    *out = v;
-    return 1;
-}
 
 /* The 0-based index of the target column among `count` header fields. */
 static int find_target(const csv_state *st, char **names, size_t count, const char *target,
@@ -136,7 +114,7 @@ static int find_target(const csv_state *st, char **names, size_t count, const ch
             return dpt_fail(err, DPA_EINVAL,
                             "%s:%zu: the target column name '%s' appears more than once; "
                             "give its number instead", st->path, st->line_no,
-                            shown(target, buf, sizeof buf));
+                            dpt_shown(target, buf, sizeof buf));
         found = j;
     }
     if (found != count) {
@@ -153,11 +131,11 @@ static int find_target(const csv_state *st, char **names, size_t count, const ch
             return DPA_OK;
         }
         return dpt_fail(err, DPA_EINVAL, "%s:%zu: target column %s is out of range 1..%zu",
-                        st->path, st->line_no, shown(target, buf, sizeof buf), count);
+                        st->path, st->line_no, dpt_shown(target, buf, sizeof buf), count);
     }
     return dpt_fail(err, DPA_EINVAL,
                     "%s:%zu: unknown target: no column named '%s' in the header of %zu columns",
-                    st->path, st->line_no, shown(target, buf, sizeof buf), count);
+                    st->path, st->line_no, dpt_shown(target, buf, sizeof buf), count);
 }
 
 static int load(csv_state *st, const char *target, dpt_dataset *out, dpa_error *err)
@@ -216,10 +194,10 @@ static int load(csv_state *st, const char *target, dpt_dataset *out, dpa_error *
         double *row = x + n * d;
         for (size_t j = 0, k = 0; j < cols; j++) {
             double v;
-            int ok = parse_number(fields[j], &v);
+            int ok = dpt_parse_number(fields[j], &v);
             if (ok <= 0) {
                 status = dpt_fail(err, DPA_EINVAL, "%s:%zu: field %zu ('%s') is not a %snumber",
-                                  st->path, st->line_no, j + 1, shown(fields[j], buf, sizeof buf),
+                                  st->path, st->line_no, j + 1, dpt_shown(fields[j], buf, sizeof buf),
                                   ok < 0 ? "finite " : "");
                 break;
             }

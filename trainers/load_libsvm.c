@@ -68,26 +68,6 @@ static int rows_push(rows *r, double label, size_t end)
     return DPA_OK;
 }
 
-static const char *shown(const char *s, char *buf, size_t size)
-{
-    if (strlen(s) <= 40)
-        snprintf(buf, size, "%s", s);
-    else
-        snprintf(buf, size, "%.37s...", s);
-    return buf;
-}
-
-/* 1: finite number; 0: not a number; -1: NaN or infinite. */
-static int parse_number(const char *s, double *out)
-{
-    if (*s == '\0') return 0;
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0') return 0;
-    if (!isfinite(v)) return -1;
-    *out = v;
-    return 1;
-}
 
 /* Parses one line (modified in place); appends its entries and its row. */
 static int parse_line(char *line, const char *path, size_t line_no, size_t d, entries *e, rows *r,
@@ -100,10 +80,10 @@ static int parse_line(char *line, const char *path, size_t line_no, size_t d, en
     char *tok = strtok_r(line, " \t\r\n\v\f", &save);
     if (!tok) return 0; /* blank or comment only */
     double label;
-    int ok = parse_number(tok, &label);
+    int ok = dpt_parse_number(tok, &label);
     if (ok <= 0)
         return dpt_fail(err, DPA_EINVAL, "%s:%zu: bad label: '%s' is not a %snumber", path, line_no,
-                        shown(tok, buf, sizeof buf), ok < 0 ? "finite " : "");
+                        dpt_shown(tok, buf, sizeof buf), ok < 0 ? "finite " : "");
     size_t prev = 0; /* 1-based; 0 before the first index */
     while ((tok = strtok_r(NULL, " \t\r\n\v\f", &save)) != NULL) {
         if (strncmp(tok, "qid:", 4) == 0) continue;
@@ -113,17 +93,17 @@ static int parse_line(char *line, const char *path, size_t line_no, size_t d, en
         if (!colon || k == 0 || tok + k != colon)
             return dpt_fail(err, DPA_EINVAL,
                             "%s:%zu: malformed token '%s' (expected index:value)", path, line_no,
-                            shown(tok, buf, sizeof buf));
+                            dpt_shown(tok, buf, sizeof buf));
         *colon = '\0';
         errno = 0;
         unsigned long long idx = strtoull(tok, NULL, 10);
         *colon = ':';
         if (errno == ERANGE || idx > SIZE_MAX)
             return dpt_fail(err, DPA_EINVAL, "%s:%zu: index in '%s' is too large", path, line_no,
-                            shown(tok, buf, sizeof buf));
+                            dpt_shown(tok, buf, sizeof buf));
         if (idx == 0)
             return dpt_fail(err, DPA_EINVAL, "%s:%zu: index 0 in '%s': indices are 1-based", path,
-                            line_no, shown(tok, buf, sizeof buf));
+                            line_no, dpt_shown(tok, buf, sizeof buf));
         if (idx <= prev)
             return dpt_fail(err, DPA_EINVAL,
                             "%s:%zu: index %llu is not greater than the previous index %zu "
@@ -132,10 +112,10 @@ static int parse_line(char *line, const char *path, size_t line_no, size_t d, en
             return dpt_fail(err, DPA_EINVAL, "%s:%zu: index %llu exceeds the dimension d = %zu",
                             path, line_no, idx, d);
         double v;
-        ok = parse_number(colon + 1, &v);
+        ok = dpt_parse_number(colon + 1, &v);
         if (ok <= 0)
             return dpt_fail(err, DPA_EINVAL, "%s:%zu: malformed token '%s': the value is not a %snumber",
-                            path, line_no, shown(tok, buf, sizeof buf), ok < 0 ? "finite " : "");
+                            path, line_no, dpt_shown(tok, buf, sizeof buf), ok < 0 ? "finite " : "");
         prev = (size_t)idx;
         if (prev > *dmax) *dmax = prev;
         if (v != 0.0 && entries_push(e, prev - 1, v) != DPA_OK)
