@@ -317,8 +317,9 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &end);
     double secs = (double)(end.tv_sec - start.tv_sec) + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
     double train_loss = dpt_relu_loss(&train, res.w), test_loss = test.n ? dpt_relu_loss(&test, res.w) : NAN;
-    double excess = NAN;
+    double excess = NAN, train_excess = NAN;
     if (wstar && test.n) excess = test_loss - dpt_relu_loss(&test, wstar);
+    if (wstar) train_excess = train_loss - dpt_relu_loss(&train, wstar);
     int priv = isfinite(res.epsilon);
     if (a.json) {
         printf("{\n  \"algorithm\": \"%s\",\n  \"train_examples\": %zu,\n  \"test_examples\": %zu,\n  \"features\": %zu,\n",
@@ -326,6 +327,8 @@ int main(int argc, char **argv)
         printf("  \"steps\": %llu,\n  \"train_loss\": %.10g,\n", (unsigned long long)res.steps, train_loss);
         if (test.n) printf("  \"test_loss\": %.10g,\n", test_loss); else printf("  \"test_loss\": null,\n");
         if (isfinite(excess)) printf("  \"excess_risk\": %.10g,\n", excess); else printf("  \"excess_risk\": null,\n");
+        if (isfinite(train_excess)) printf("  \"train_excess_risk\": %.10g,\n", train_excess);
+        else printf("  \"train_excess_risk\": null,\n");
         if (priv) printf("  \"epsilon\": %.10g,\n  \"delta\": %.6g,\n", res.epsilon, a.opt.delta);
         else printf("  \"epsilon\": null,\n  \"delta\": null,\n");
         printf("  \"noise_multiplier\": %.10g,\n  \"paper_noise_multiplier\": %.10g,\n", res.noise_multiplier,
@@ -338,6 +341,7 @@ int main(int argc, char **argv)
         printf("train loss         %.6g\n", train_loss);
         if (test.n) printf("test loss          %.6g\n", test_loss);
         if (isfinite(excess)) printf("excess risk        %.6g   (test loss of w minus that of w*)\n", excess);
+        if (isfinite(train_excess)) printf("train excess risk  %.6g\n", train_excess);
         if (priv) printf("epsilon (upper)    %.6g   at delta %.3g, certified\n", res.epsilon, a.opt.delta);
         else printf("epsilon            not private\n");
         if (res.noise_multiplier > 0.0) printf("noise multiplier   %.6g\n", res.noise_multiplier);
