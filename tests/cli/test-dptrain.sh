@@ -77,6 +77,16 @@ check "dp-mbglmtron: the paper's multiplier 2 sqrt(ln(1/delta) + eps)/eps" \
 expect_ok "json output is one object" '^\{$' dp-sgd $SYN --epsilon 1 --delta auto --format json
 expect_ok "excess risk on synthetic data" '^excess risk ' dp-taglmtron $SYN --epsilon 1 --delta auto
 
+run glmtron $SYN --progress
+if [ "$status" -eq 0 ] && grep -q 'steps' "$TMP/err" && grep -q '^algorithm ' "$TMP/out"; then
+    pass "--progress: a progress bar on stderr, the report on stdout"
+else
+    fail "--progress: a progress bar on stderr, the report on stdout" "status $status"
+fi
+run glmtron $SYN
+if [ "$status" -eq 0 ] && [ ! -s "$TMP/err" ]; then pass "no progress bar when stderr is not a terminal"
+else fail "no progress bar when stderr is not a terminal" "stderr: $(head -c 80 "$TMP/err")"; fi
+
 # CSV: the target by name
 printf 'a,b,y\n1,2,0.5\n2,1,1\n0,0,0\n3,1,2\n1,1,0.7\n' >"$TMP/ok.csv"
 expect_ok "CSV with --target" '^examples +4 train, 1 test, 2 features' glmtron --data "$TMP/ok.csv" --target y
