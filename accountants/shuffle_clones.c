@@ -459,7 +459,6 @@ int clones_node_table(const clones_pair *cp, double h, int64_t k0, size_t m, dou
     ld relerr = (ld)W.weight_relerr;            /* of every atom's mass, grown below */
     const ld kz = (ld)cp->k_window_sd;
     ld hoeff = 2.0L * expl(-0.5L * kz * kz);
-    size_t terms = 0;
     for (uint64_t c = W.lo; !st; c++) {
         /* the window atoms k in [k_lo, k_hi] of K ~ Bin(c, 1/2) (the pair's
          * k runs to c + 1); the others hold P-mass <= P(Bin <= k_lo - 1) +
@@ -542,7 +541,6 @@ int clones_node_table(const clones_pair *cp, double h, int64_t k0, size_t m, dou
             }
         }
 #undef G
-        terms += len;
         count_c++;
         /* the mass this c accounts for: its window (F runs from k_lo - 1,
          * whose b is no atom's only term; the whole row counts) or, when
@@ -576,7 +574,6 @@ int clones_node_table(const clones_pair *cp, double h, int64_t k0, size_t m, dou
     }
     /* each mass carries relative error relerr; the double sums of positive
      * terms over c (and the windows) a relative (count + 2) u each */
-    (void)terms;
     ld round = 2.0L * (ld)DBL_EPSILON * (ld)(2 * count_c + 8);
     ld f = (ld)cp->flagged;
     for (size_t j = 0; j < m; j++) {

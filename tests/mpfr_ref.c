@@ -329,16 +329,22 @@ static void clone_probability(mpfr_t p, double eps0, int cls, double delta0)
     mpfr_clear(t);
 }
 
+/* a = e^eps0 / (e^eps0 + 1) = 1/(1 + e^-eps0): the pair's mixing weight. */
+static void clones_mixing(mpfr_t al, double eps0)
+{
+    mpfr_set_d(al, -eps0, MPFR_RNDN);
+    mpfr_exp(al, al, MPFR_RNDN);
+    mpfr_add_ui(al, al, 1, MPFR_RNDN);
+    mpfr_ui_div(al, 1, al, MPFR_RNDN);
+}
+
 double ref_clones_delta(double eps0, unsigned long n, int cls, double delta0, double eps)
 {
     mpfr_t p, q1, al, ee, w, b0, b1, row_prev, pk, qk, acc, t, ratio;
     mpfr_inits2(256, p, q1, al, ee, w, b0, b1, row_prev, pk, qk, acc, t, ratio, (mpfr_ptr)0);
     clone_probability(p, eps0, cls, delta0);
     mpfr_ui_sub(q1, 1, p, MPFR_RNDN);                 /* 1 - p */
-    mpfr_set_d(al, -eps0, MPFR_RNDN);
-    mpfr_exp(al, al, MPFR_RNDN);
-    mpfr_add_ui(al, al, 1, MPFR_RNDN);
-    mpfr_ui_div(al, 1, al, MPFR_RNDN);                /* alpha = 1/(1 + e^-eps0) */
+    clones_mixing(al, eps0);
     mpfr_set_d(ee, eps, MPFR_RNDN);
     mpfr_exp(ee, ee, MPFR_RNDN);
     mpfr_set_ui(acc, 0, MPFR_RNDN);
@@ -894,10 +900,7 @@ static size_t clones_atoms(double eps0, unsigned long n, int cls, mpfr_t **P, mp
     mpfr_inits2(prec, p, q1, al, oma, w, b, bprev, t, (mpfr_ptr)0);
     clone_probability(p, eps0, cls, 0.0);
     mpfr_ui_sub(q1, 1, p, MPFR_RNDN);
-    mpfr_set_d(al, -eps0, MPFR_RNDN);
-    mpfr_exp(al, al, MPFR_RNDN);
-    mpfr_add_ui(al, al, 1, MPFR_RNDN);
-    mpfr_ui_div(al, 1, al, MPFR_RNDN);                /* a = e^eps0 / (e^eps0 + 1) */
+    clones_mixing(al, eps0);
     mpfr_ui_sub(oma, 1, al, MPFR_RNDN);
     mpfr_pow_ui(w, q1, n - 1, MPFR_RNDN);             /* Pr(C = 0) */
     size_t i = 0;

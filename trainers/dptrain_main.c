@@ -46,6 +46,11 @@ static const struct { const char *name; dpt_algorithm alg; const char *about; } 
 };
 #define NUM_ALGORITHMS (sizeof algorithms / sizeof algorithms[0])
 
+static void print_version(void)
+{
+    printf("dptrain %s (libdpacct %s; BLAS: GSL's CBLAS interface)\n", dpa_version(), dpa_version());
+}
+
 static void print_help(void)
 {
     printf("Usage: dptrain ALGORITHM (--data FILE | --synthetic SPEC) --epsilon E --delta D|auto [OPTIONS]\n"
@@ -154,7 +159,7 @@ static int parse_args(int argc, char **argv, args *a)
     while ((c = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
         switch (c) {
         case 'h': print_help(); return -1;
-        case O_VERSION: printf("dptrain %s (libdpacct %s)\n", dpa_version(), dpa_version()); return -1;
+        case O_VERSION: print_version(); return -1;
         case O_DATA: a->data = optarg; break;
         case O_INFMT:
             if (strcmp(optarg, "csv") && strcmp(optarg, "libsvm") && strcmp(optarg, "idx"))
@@ -254,7 +259,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("dptrain %s (libdpacct %s; BLAS: GSL's CBLAS interface)\n", dpa_version(), dpa_version());
+        print_version();
         return 0;
     }
     size_t which = NUM_ALGORITHMS;
