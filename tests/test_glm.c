@@ -279,6 +279,161 @@ START_TEST(bad_options)
 }
 END_TEST
 
+/* ---- seed 000's histogram threshold (P0 Alg 2) ------------------------------ */
+
+/* m records with d = 1, x = 1, the given y. */
+static dpt_dataset column(size_t m, const double *y)
+{
+    dpt_dataset ds = { m, 1, malloc(m * sizeof(double)), malloc(m * sizeof(double)) };
+    for (size_t i = 0; i < m; i++) {
+        ds.x[i] = 1.0;
+        ds.y[i] = y[i];
+    }
+    return ds;
+}
+
+/* Without noise: the plurality bin's right end of each of (w - y)^2, y^2,
+ * w^2, worked out by hand on the bins {0}, (0, 1), [1, 2), [2, 4), ...,
+ * [2^(L-1), inf) with lo = 1, hi = 1000 (L = 10, top right end 1024). */
+START_TEST(histogram_threshold_plain)
+{
+    double y[8] = { 3, 3, 3, 3, 3, 3, 0.5, 0.5 };   /* K = 4 groups of 2: means 9, 9, 9, 0.25 */
+    dpt_dataset E = column(8, y);
+    dpt_histogram_params p = { 1.0, 1e-6, 4, 1.0, 1000.0, 0.0 };
+    dpa_error err = { 0 };
+    double s, w = 0.0;
+    /* w = 0: (w - y)^2 = y^2: 9 in [8, 16) three times -> 16; w^2 = 0 -> 0 */
+    ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, 0, 1, &s, &err), DPA_OK);
+    ck_assert_double_eq_tol(s, sqrt(32.0), 1e-15);
+    /* w = 5: (5 - 3)^2 = 4 in [4, 8) -> 8; y^2 -> 16; 25 in [16, 32) -> 32 */
+    w = 5.0;
+    ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, 0, 1, &s, &err), DPA_OK);
+    ck_assert_double_eq_tol(s, 8.0, 1e-15);
+    p.noise_floor = 0.5;                             /* line 9: sqrt(2 (32 + 0.5)) */
+    ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, 0, 1, &s, &err), DPA_OK);
+    ck_assert_double_eq_tol(s, sqrt(65.0), 1e-14);
+    /* beyond hi: the top bin, right end 1024 */
+    w = 100.0;
+    p.noise_floor = 0.0;
+    ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, 0, 1, &s, &err), DPA_OK);
+    ck_assert_double_eq_tol(s, sqrt(2048.0), 1e-12);
+    /* exactly on a power of two goes up: 4 is in [4, 8) */
+    double y4[2] = { 2, 2 };
+    dpt_dataset F = column(2, y4);
+    p.groups = 2;
+    w = 0.0;
+    ck_assert_int_eq(dpt_histogram_threshold(&F, &w, &p, 0, 1, &s, &err), DPA_OK);
+    ck_assert_double_eq_tol(s, 4.0, 1e-15);
+    /* bad parameters are refused by name */
+    p.groups = 3;
+    ck_assert_int_eq(dpt_histogram_threshold(&F, &w, &p, 0, 1, &s, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "K"));
+    p.groups = 2;
+    p.epsilon1 = 0.0;
+    ck_assert_int_eq(dpt_histogram_threshold(&F, &w, &p, 1, 1, &s, &err), DPA_EINVAL);
+    toy_free(&E);
+    toy_free(&F);
+}
+END_TEST
+
+/* With noise, the cut and the Laplace scale: K = 2 groups in one bin (h =
+ * 1) per histogram; eps1 = 10 gives b = 2/(eps1 K) = 0.1 and delta1 = e^-4
+ * the cut b ln(1/delta1) + 1/K = 0.9 = 1 - b, so a histogram keeps its bin
+ * with probability P[Lap(b) >= -b] = 1 - e^-1/2, and the output is not the
+ * top bin only when all three keep theirs: (1 - e^-1/2)^3 = 0.543464...
+ * Over 2000 seeds the frequency is within 4 standard deviations. */
+START_TEST(histogram_cut_and_scale)
+{
+    double y[2] = { 3, 3 };
+    dpt_dataset E = column(2, y);
+    dpt_histogram_params p = { 10.0, exp(-4.0), 2, 1.0, 1000.0, 0.0 };
+    dpa_error err = { 0 };
+    double w = 0.0, s;
+    const int trials = 2000;
+    int kept = 0;
+    for (int t = 0; t < trials; t++) {
+        ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, 1, (unsigned long)t + 1, &s, &err), DPA_OK);
+        if (s < sqrt(2048.0) - 1e-9) {
+            ck_assert_double_eq_tol(s, sqrt(32.0), 1e-15);
+            kept++;
+        }
+    }
+    double pk = pow(1.0 - 0.5 * exp(-1.0), 3.0), sd = sqrt(pk * (1.0 - pk) / trials);
+    printf("histogram: all three bins kept in %d of %d, expected %.4f +- %.4f\n", kept, trials, pk, sd);
+    ck_assert_double_le(fabs((double)kept / trials - pk), 4.0 * sd);
+    toy_free(&E);
+}
+END_TEST
+
+/* KOV's optimal composition of k (eps1, delta1)-DP mechanisms (Kairouz, Oh
+ * & Viswanath 2015, Thm 3.3): delta(eps) = 1 - (1 - delta1)^k (1 -
+ * sum_i C(k, i) [e^((k-i) eps1) - e^(eps + i eps1)]_+ / (1 + e^eps1)^k),
+ * and its eps at delta by bisection; written here, independently of pld. */
+static double kov_epsilon(double eps1, double delta1, unsigned k, double delta)
+{
+    long double lo = 0.0L, hi = (long double)k * eps1;
+    for (int it = 0; it < 200; it++) {
+        long double eps = 0.5L * (lo + hi), sum = 0.0L;
+        for (unsigned i = 0; i <= k; i++) {
+            long double a = (long double)(k - i) * eps1, b = eps + (long double)i * eps1;
+            if (a <= b) break;
+            long double lc = lgammal(k + 1.0L) - lgammal(i + 1.0L) - lgammal(k - i + 1.0L);
+            sum += expl(lc + a - (long double)k * log1pl(expl(eps1))) * -expm1l(b - a);
+        }
+        long double d = 1.0L - powl(1.0L - delta1, k) * (1.0L - sum);
+        if (d > delta) lo = eps;
+        else hi = eps;
+    }
+    return (double)hi;
+}
+
+/* A DP-GLMtron run with the histogram threshold: delta1 = delta / (6 N),
+ * K = ceil(4 ln(N / delta1) / eps1), the eps1 it calibrated meets the target
+ * under KOV's exact composition of the 3 N histograms and 1% more does not;
+ * the eps reported is the larger of the two parts; too few estimating
+ * records are refused with the K they need. */
+START_TEST(histogram_threshold_budget)
+{
+    dpt_dataset D = toy(100, 3, 5), E = toy(6000, 3, 6);
+    dpt_glm_options o;
+    dpt_glm_defaults(&o);
+    o.clip_rule = DPT_CLIP_HISTOGRAM;
+    o.estimating_data = &E;
+    o.epsilon = 2.0;
+    o.delta = 1e-5;
+    dpt_glm_result r;
+    dpa_error err = { 0 };
+    ck_assert_msg(dpt_glm_train(&D, &o, &r, &err) == DPA_OK, "%s", err.message);
+    double d1 = 1e-5 / 600.0;
+    ck_assert_double_eq_tol(r.threshold_delta1, d1, 1e-20);
+    ck_assert_uint_eq(r.threshold_groups, (size_t)ceil(4.0 * log(100.0 / d1) / r.threshold_epsilon1));
+    double at = kov_epsilon(r.threshold_epsilon1, d1, 300, 1e-5);
+    double above = kov_epsilon(1.01 * r.threshold_epsilon1, d1, 300, 1e-5);
+    printf("histogram budget: eps1 %.6g (P0's %.6g), K %zu, KOV eps %.6f (1.01 eps1: %.6f), pld %.6f, training %.6f\n",
+           r.threshold_epsilon1, r.paper_threshold_epsilon1, r.threshold_groups, at, above, r.threshold_spent,
+           r.training_epsilon);
+    ck_assert_double_le(at, 2.0);
+    ck_assert_double_gt(above, 2.0);
+    ck_assert_double_le(at, r.threshold_spent);        /* pld's upper bound covers the exact value */
+    ck_assert_double_le(r.threshold_spent, 2.0);
+    ck_assert_double_eq(r.epsilon, fmax(r.threshold_spent, r.training_epsilon));
+    ck_assert_double_le(r.training_epsilon, 2.0);
+    ck_assert_double_eq_tol(r.paper_threshold_epsilon1, 2.0 / sqrt(800.0 * log(2e5)), 1e-12);
+    dpt_glm_result_free(&r);
+    /* DP-TAGLMtron too; too few estimating records: the K needed */
+    o.algorithm = DPT_DP_TAGLMTRON;
+    E.n = 1000;
+    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "needs at least K"));
+    o.algorithm = DPT_DP_MBGLMTRON;                     /* not its threshold */
+    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "histogram"));
+    E.n = 6000;
+    toy_free(&D);
+    toy_free(&E);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("glm");
@@ -289,6 +444,9 @@ int main(void)
     tcase_add_test(tc, reported_epsilon_is_certified);
     tcase_add_test(tc, calibration_against_the_note);
     tcase_add_test(tc, bad_options);
+    tcase_add_test(tc, histogram_threshold_plain);
+    tcase_add_test(tc, histogram_cut_and_scale);
+    tcase_add_test(tc, histogram_threshold_budget);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

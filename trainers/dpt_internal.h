@@ -17,14 +17,6 @@
 #else
 #define DPT_HIDDEN
 #define DPT_PRINTF(f, a)
-/* A field for a message: at most 40 bytes of it, "..." when cut. */
-DPT_HIDDEN const char *dpt_shown(const char *field, char *buf, size_t size);
-
-/* The whole of `s` as a number: 1 and *out when it is a finite number, 0
- * when it is not a number (empty, trailing characters), -1 for NaN or an
- * infinity (overflow included). */
-DPT_HIDDEN int dpt_parse_number(const char *s, double *out);
-
 #endif
 
 /* Set err (when not NULL) to `status` and a printf-style message; returns

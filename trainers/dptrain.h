@@ -117,8 +117,34 @@ typedef enum {
 typedef enum {
     DPT_CLIP_FIXED = 0,      /* gamma_t = clip, every step (no threshold) */
     DPT_CLIP_PUBLIC = 1,     /* DP-Threshold (seed 003 Alg 2) on public estimating data: free */
-    DPT_CLIP_PRIVATE = 2     /* DP-MBGLMtron: on each batch's private estimating slice, noisy counts */
+    DPT_CLIP_PRIVATE = 2,    /* DP-MBGLMtron: on each batch's private estimating slice, noisy counts */
+    DPT_CLIP_HISTOGRAM = 3   /* DP-GLMtron / DP-TAGLMtron: seed 000 Alg 2 (Laplace stability
+                              * histograms) on private estimating data disjoint from the training data */
 } dpt_clip_rule;
+
+/* Seed 000's DP-Threshold (P0 Alg 2, reconstructed in the glmtron note,
+ * 2.1 and 2.5 items 1-2).  For each of d1 = (x.w - y)^2, d2 = y^2 and
+ * d3 = (x.w)^2 over the m estimating records: the means of K groups of
+ * floor(m / K) records, a histogram of them on the bins {0}, (0, lo),
+ * [lo 2^k, lo 2^(k+1)) up to [lo 2^(L-1), inf) with L = ceil(log2(hi / lo))
+ * (the last bin's right end is lo 2^L), normalised by K; with noise, Karwa
+ * and Vadhan's stability histogram: Lap(2 / (eps1 K)) on each non-empty bin
+ * and values below 2 ln(1/delta1) / (eps1 K) + 1/K set to 0, which is
+ * (eps1, delta1)-DP under replace-one; the right end r_p of the largest bin
+ * (the top bin's when none survives); s = max_p sqrt(2 (r_p + [p = 3]
+ * noise_floor)) (Alg 2 line 9). */
+typedef struct dpt_histogram_params {
+    double epsilon1, delta1;     /* per histogram: eps1 > 0, delta1 in (0, 1) */
+    size_t groups;               /* K >= 1, at most m */
+    double lo, hi;               /* bin scale: 0 < lo < hi */
+    double noise_floor;          /* sigma^2 log^{2a}(1/b) >= 0 (0 without label noise) */
+} dpt_histogram_params;
+
+/* The threshold s for model w (length est->d) on the estimating data:
+ * with Laplace noise drawn from mt19937(seed) when `noisy`, the plain
+ * plurality bins otherwise.  DPA_EINVAL naming a bad parameter. */
+int dpt_histogram_threshold(const dpt_dataset *est, const double *w, const dpt_histogram_params *p, int noisy,
+                            unsigned long seed, double *s, dpa_error *err);
 
 typedef struct dpt_glm_options {
     dpt_algorithm algorithm;
@@ -140,6 +166,18 @@ typedef struct dpt_glm_options {
     double alpha, trace_h, c2, a;   /* defaults: alpha 1, tr H = d, C2 1, a 0 */
     double upsilon, grid_delta;  /* DP-Threshold's domain Upsilon and granularity Delta (defaults 10, 1e-3) */
     const dpt_dataset *public_data; /* DPT_CLIP_PUBLIC: the estimating data */
+    /* DPT_CLIP_HISTOGRAM: the private estimating records (disjoint from the
+     * training data: a record is in one part, so it pays the larger of the
+     * two parts' costs), the per-histogram eps1 (0: the largest for which
+     * the 3 N E histograms composed meet the target eps at delta, with
+     * delta1 = delta / (6 N E)), K = ceil(c1 ln(N / delta1) / eps1) (c1
+     * unspecified in P0: default 4; the cut-off 2 ln(1/delta1)/(eps1 K) is
+     * about 2/C1, so C1 <= 2 zeroes even a bin holding every group), and the label-noise term of
+     * line 9, sigma^2 log^{2a}(1/b) (sigma default 0, b default 1/e). */
+    const dpt_dataset *estimating_data;
+    double threshold_epsilon;
+    double histogram_c1;
+    double label_noise, tail_b;
     double paper_c3;             /* DP-GLMtron's closed form f = c3 log(N/delta)/(eps sqrt N) (default 1) */
     unsigned long seed;
     /* called about every 1% of the steps (and at the end) when not NULL */
@@ -157,9 +195,15 @@ typedef struct dpt_glm_result {
     double epsilon;              /* certified upper eps at delta for the events recorded (inf: not private) */
     double paper_noise_multiplier; /* the f of the paper's closed-form theorem for the same (eps, delta) */
     int amplified;               /* DP-GLMtron: the shuffling bound gave eps */
-    char accounting[160];        /* what was accounted, in words */
+    char accounting[320];        /* what was accounted, in words */
     /* measured noise, for tests: sum of squared injected noise / (coordinates * std^2) */
     double noise_ratio;
+    /* DPT_CLIP_HISTOGRAM: the thresholds' part (eps1, delta1, K per
+     * histogram; their composed eps at delta; P0's eps1 = eps / sqrt(8 N E
+     * ln(2/delta))), and the training part's eps; `epsilon` is the larger. */
+    double threshold_epsilon1, threshold_delta1, threshold_spent, paper_threshold_epsilon1;
+    size_t threshold_groups;
+    double training_epsilon;
 } dpt_glm_result;
 
 void dpt_glm_result_free(dpt_glm_result *r);

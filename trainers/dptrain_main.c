@@ -82,10 +82,19 @@ static void print_help(void)
            "  --epochs E             passes over the data (default 1)\n"
            "  --learning-rate ETA    step size (default 1e-2)\n"
            "  --batch-size B         DP-MBGLMtron gradient records per batch; DP-SGD expected batch (default 32)\n"
-           "  --estimate-size M      DP-MBGLMtron estimating records per batch (default B/10 with --threshold private)\n"
+           "  --estimate-size M      DP-MBGLMtron: estimating records per batch (default B/10 with --threshold\n"
+           "                         private); --threshold histogram: the private estimating records, split\n"
+           "                         off the training data (required)\n"
            "  --threshold RULE       fixed (default; --clip), public (seed 003 Alg 2 on a public split of\n"
-           "                         --public-fraction of the data, removed from training) or private\n"
-           "                         (DP-MBGLMtron: on each batch's estimating slice)\n"
+           "                         --public-fraction of the data, removed from training), private\n"
+           "                         (DP-MBGLMtron: on each batch's estimating slice) or histogram\n"
+           "                         (DP-GLMtron, DP-TAGLMtron: seed 000 Alg 2, Laplace stability histograms\n"
+           "                         on --estimate-size private records; they need M >= K, see below)\n"
+           "  --threshold-epsilon E1 the histogram's eps1 per histogram (default: the largest for which the\n"
+           "                         3 N E histograms meet --epsilon at --delta under pld, delta1 = delta/(6NE))\n"
+           "  --histogram-c1 C       K = ceil(C ln(N/delta1)/eps1) groups (default 4; P0 leaves C1 open)\n"
+           "  --label-noise S --tail-b B   Alg 2 line 9: s3 = sqrt(2 (r3 + S^2 log^{2a}(1/B)))\n"
+           "                         (defaults 0 and 1/e)\n"
            "  --clip C               the fixed clip gamma (GLMtron family) or DP-SGD's C (default 1)\n"
            "  --public-fraction X    share of the training data made public for the threshold (default 0.1)\n"
            "  --alpha A --trace-h T --c2 C --a A   the clip's constants: gamma_t = sqrt(2 A T) C log^{2a} N s_t\n"
@@ -138,7 +147,7 @@ static int parse_args(int argc, char **argv, args *a)
     enum {
         O_DATA = 256, O_INFMT, O_TARGET, O_LABELS, O_SYNTH, O_TESTFR, O_NOSTD, O_SCALE, O_EPS, O_DELTA, O_NM,
         O_ACC, O_NOSHUF, O_EPOCHS, O_LR, O_BATCH, O_EST, O_THR, O_CLIP, O_PUBFR, O_ALPHA, O_TRH, O_C2, O_A,
-        O_UPS, O_GDELTA, O_C3, O_SEED, O_FORMAT, O_PROGRESS, O_VERSION
+        O_UPS, O_GDELTA, O_C3, O_SEED, O_FORMAT, O_PROGRESS, O_VERSION, O_THEPS, O_HC1, O_LNOISE, O_TAILB
     };
     static const struct option longs[] = {
         { "data", 1, 0, O_DATA }, { "input-format", 1, 0, O_INFMT }, { "target", 1, 0, O_TARGET },
@@ -151,7 +160,8 @@ static int parse_args(int argc, char **argv, args *a)
         { "alpha", 1, 0, O_ALPHA }, { "trace-h", 1, 0, O_TRH }, { "c2", 1, 0, O_C2 }, { "a", 1, 0, O_A },
         { "upsilon", 1, 0, O_UPS }, { "grid-delta", 1, 0, O_GDELTA }, { "paper-c3", 1, 0, O_C3 },
         { "seed", 1, 0, O_SEED }, { "format", 1, 0, O_FORMAT }, { "progress", 0, 0, O_PROGRESS },
-        { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+        { "threshold-epsilon", 1, 0, O_THEPS }, { "histogram-c1", 1, 0, O_HC1 }, { "label-noise", 1, 0, O_LNOISE },
+        { "tail-b", 1, 0, O_TAILB }, { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
     };
     opterr = 0;
     int c, st = 0;
@@ -189,7 +199,8 @@ static int parse_args(int argc, char **argv, args *a)
             if (strcmp(optarg, "fixed") == 0) a->opt.clip_rule = DPT_CLIP_FIXED;
             else if (strcmp(optarg, "public") == 0) a->opt.clip_rule = DPT_CLIP_PUBLIC;
             else if (strcmp(optarg, "private") == 0) a->opt.clip_rule = DPT_CLIP_PRIVATE;
-            else return usage_error("--threshold: expected fixed, public or private, got '%s'", optarg);
+            else if (strcmp(optarg, "histogram") == 0) a->opt.clip_rule = DPT_CLIP_HISTOGRAM;
+            else return usage_error("--threshold: expected fixed, public, private or histogram, got '%s'", optarg);
             break;
         case O_CLIP: st = parse_double("clip", optarg, 0.0, 1, INFINITY, 1, &a->opt.clip); break;
         case O_PUBFR: st = parse_double("public-fraction", optarg, 0.0, 1, 1.0, 1, &a->public_fraction); break;
@@ -200,6 +211,12 @@ static int parse_args(int argc, char **argv, args *a)
         case O_UPS: st = parse_double("upsilon", optarg, 0.0, 1, INFINITY, 1, &a->opt.upsilon); break;
         case O_GDELTA: st = parse_double("grid-delta", optarg, 0.0, 1, INFINITY, 1, &a->opt.grid_delta); break;
         case O_C3: st = parse_double("paper-c3", optarg, 0.0, 1, INFINITY, 1, &a->opt.paper_c3); break;
+        case O_THEPS:
+            st = parse_double("threshold-epsilon", optarg, 0.0, 1, INFINITY, 1, &a->opt.threshold_epsilon);
+            break;
+        case O_HC1: st = parse_double("histogram-c1", optarg, 0.0, 1, INFINITY, 1, &a->opt.histogram_c1); break;
+        case O_LNOISE: st = parse_double("label-noise", optarg, 0.0, 0, INFINITY, 1, &a->opt.label_noise); break;
+        case O_TAILB: st = parse_double("tail-b", optarg, 0.0, 1, 1.0, 1, &a->opt.tail_b); break;
         case O_SEED: st = parse_count("seed", optarg, 0, &u); a->opt.seed = (unsigned long)u; break;
         case O_FORMAT:
             if (strcmp(optarg, "table") == 0) a->json = 0;
@@ -214,6 +231,15 @@ static int parse_args(int argc, char **argv, args *a)
     }
     if (optind < argc) return usage_error("unexpected argument '%s' (see 'dptrain --help')", argv[optind]);
     return 0;
+}
+
+/* One line on stderr: "dptrain: " and the library's message, whose own
+ * "dptrain: " prefix (the trainers' messages carry it) is not repeated. */
+static void print_error(const dpa_error *err)
+{
+    const char *m = err->message;
+    if (strncmp(m, "dptrain: ", 9) == 0) m += 9;
+    fprintf(stderr, "dptrain: %s\n", m);
 }
 
 static void progress_bar(void *ctx, uint64_t done, uint64_t total)
@@ -282,10 +308,10 @@ int main(int argc, char **argv)
         return usage_error("--epsilon: required (or --noise-multiplier)");
 
     dpa_error err = { 0 };
-    dpt_dataset all = { 0 }, train = { 0 }, test = { 0 }, pub = { 0 }, rest = { 0 };
+    dpt_dataset all = { 0 }, train = { 0 }, test = { 0 }, pub = { 0 }, rest = { 0 }, est = { 0 };
     double *wstar = NULL;
     if ((st = load_data(&a, &all, &wstar, &err))) {
-        fprintf(stderr, "dptrain: %s\n", err.message);
+        print_error(&err);
         free(wstar);
         return st == DPA_ENOMEM ? EXIT_LIB : EXIT_USAGE;
     }
@@ -304,6 +330,24 @@ int main(int argc, char **argv)
         rest = (dpt_dataset){ 0 };
         a.opt.public_data = &pub;
     }
+    if (a.opt.clip_rule == DPT_CLIP_HISTOGRAM &&
+        (a.opt.algorithm == DPT_DP_GLMTRON || a.opt.algorithm == DPT_DP_TAGLMTRON)) {
+        /* the private estimating records: --estimate-size of the training
+         * examples, no longer trained on (disjoint: parallel composition) */
+        if (!a.opt.estimate_size || a.opt.estimate_size >= train.n) {
+            fprintf(stderr, "dptrain: --threshold histogram: --estimate-size must be given and below the %zu training "
+                            "examples\n", train.n);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        double share = (double)a.opt.estimate_size / (double)train.n;
+        if ((st = dpt_split(&train, share, a.opt.seed + 2, &rest, &est, &err))) goto fail_usage;
+        dpt_dataset_free(&train);
+        train = rest;
+        rest = (dpt_dataset){ 0 };
+        a.opt.estimating_data = &est;
+        a.opt.estimate_size = 0;
+    }
     if (a.delta_auto) a.opt.delta = pow((double)train.n, -1.1);
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
@@ -314,7 +358,7 @@ int main(int argc, char **argv)
     dpt_glm_result res;
     st = dpt_glm_train(&train, &a.opt, &res, &err);
     if (st) {
-        fprintf(stderr, "dptrain: %s\n", err.message);
+        print_error(&err);
         rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
         goto done;
     }
@@ -338,6 +382,11 @@ int main(int argc, char **argv)
         else printf("  \"epsilon\": null,\n  \"delta\": null,\n");
         printf("  \"noise_multiplier\": %.10g,\n  \"paper_noise_multiplier\": %.10g,\n", res.noise_multiplier,
                res.paper_noise_multiplier);
+        if (res.threshold_groups)
+            printf("  \"threshold\": { \"estimating_examples\": %zu, \"epsilon1\": %.10g, \"delta1\": %.6g, \"groups\": %zu, "
+                   "\"epsilon\": %.10g, \"paper_epsilon1\": %.10g, \"training_epsilon\": %.10g },\n",
+                   est.n, res.threshold_epsilon1, res.threshold_delta1, res.threshold_groups, res.threshold_spent,
+                   res.paper_threshold_epsilon1, res.training_epsilon);
         printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", res.accounting, secs);
     } else {
         printf("algorithm          %s\n", algorithms[which].name);
@@ -352,13 +401,20 @@ int main(int argc, char **argv)
         if (res.noise_multiplier > 0.0) printf("noise multiplier   %.6g\n", res.noise_multiplier);
         if (res.paper_noise_multiplier > 0.0)
             printf("paper's multiplier %.6g   (its closed-form theorem at the same target)\n", res.paper_noise_multiplier);
+        if (res.threshold_groups) {
+            printf("thresholds         %zu estimating records, K = %zu groups, eps1 = %.4g, delta1 = %.3g per histogram\n",
+                   est.n, res.threshold_groups, res.threshold_epsilon1, res.threshold_delta1);
+            printf("                   composed eps %.6g (training part %.6g)", res.threshold_spent, res.training_epsilon);
+            if (res.paper_threshold_epsilon1 > 0.0) printf("; P0's eps1 %.4g", res.paper_threshold_epsilon1);
+            printf("\n");
+        }
         printf("accounting         %s\n", res.accounting);
         printf("time               %.3f s\n", secs);
     }
     dpt_glm_result_free(&res);
     goto done;
 fail_usage:
-    fprintf(stderr, "dptrain: %s\n", err.message);
+    print_error(&err);
     rc = EXIT_USAGE;
 done:
     dpt_dataset_free(&all);
@@ -366,6 +422,7 @@ done:
     dpt_dataset_free(&test);
     dpt_dataset_free(&pub);
     dpt_dataset_free(&rest);
+    dpt_dataset_free(&est);
     free(wstar);
     return rc;
 }

@@ -83,14 +83,6 @@ static double noisy_doubling(const dpt_dataset *est, size_t first, size_t m, con
     return s;
 }
 
-/* The clip of one GLMtron step: gamma_t = x_norm s_t (P0 Alg 1 line 5). */
-static double step_clip(const dpt_glm_options *opt, double x_norm, const double *w)
-{
-    if (opt->clip_rule == DPT_CLIP_FIXED) return opt->clip;
-    const dpt_dataset *pub = opt->public_data;
-    return x_norm * noisy_doubling(pub, 0, pub->n, NULL, w, opt, 0.0, NULL);
-}
-
 /* ---- the loops -------------------------------------------------------------- */
 
 typedef struct {
@@ -104,7 +96,23 @@ typedef struct {
     uint64_t steps, total, next_report;
     noise_source ns;
     size_t *perm;
+    dpt_histogram_params hist;   /* DPT_CLIP_HISTOGRAM */
+    double *hist_work;
 } run;
+
+/* The clip of one GLMtron step: gamma_t = x_norm s_t (P0 Alg 1 line 5),
+ * s_t from the public noisy doubling (P3 Alg 2) or the private histograms
+ * (P0 Alg 2, Laplace noise from the run's generator unless it is off). */
+static double step_clip(run *R)
+{
+    const dpt_glm_options *opt = R->opt;
+    if (opt->clip_rule == DPT_CLIP_FIXED) return opt->clip;
+    if (opt->clip_rule == DPT_CLIP_HISTOGRAM)
+        return R->x_norm * glm_histogram_threshold(opt->estimating_data, R->w, &R->hist, R->ns.off ? NULL : R->ns.rng,
+                                                   R->hist_work);
+    const dpt_dataset *pub = opt->public_data;
+    return R->x_norm * noisy_doubling(pub, 0, pub->n, NULL, R->w, opt, 0.0, NULL);
+}
 
 static void step_done(run *R)
 {
@@ -135,7 +143,7 @@ static void glmtron_epochs(run *R)
             const double *x = D->x + R->perm[t] * D->d;
             double r = relu(cblas_ddot((int)D->d, x, 1, R->w, 1)) - D->y[R->perm[t]];
             if (private_run) {
-                double gamma = step_clip(opt, R->x_norm, R->w);
+                double gamma = step_clip(R);
                 clipped_residual(x, D->d, r, gamma, R->l);
                 add_noise(&R->ns, R->l, D->d, 2.0 * R->f * gamma, 1.0);
             } else {
@@ -178,7 +186,7 @@ static int taglmtron_epochs(run *R)
         for (size_t t = 1; t <= D->n; t++) {
             const double *x = D->x + R->perm[t - 1] * d;
             double r = relu(cblas_ddot((int)d, x, 1, R->w, 1)) - D->y[R->perm[t - 1]];
-            double gamma = step_clip(opt, R->x_norm, R->w);
+            double gamma = step_clip(R);
             if (gamma > Gamma) Gamma = gamma;
             clipped_residual(x, d, r, gamma, R->l);
             /* the node completed at t is at the level of t's lowest set bit:
@@ -223,7 +231,7 @@ static void mbglmtron_epochs(run *R)
             size_t base = t * (b + m);
             double s;
             if (opt->clip_rule == DPT_CLIP_FIXED) s = opt->clip;
-            else if (opt->clip_rule == DPT_CLIP_PUBLIC) s = step_clip(opt, R->x_norm, R->w);
+            else if (opt->clip_rule == DPT_CLIP_PUBLIC) s = step_clip(R);
             else s = R->x_norm * noisy_doubling(D, base, m, R->perm, R->w, opt, count_std, &R->ns);
             memset(R->l, 0, d * sizeof *R->l);
             for (size_t i = 0; i < b; i++) {
@@ -290,10 +298,24 @@ int dpt_glm_train(const dpt_dataset *train, const dpt_glm_options *options, dpt_
         resolved.estimate_size = opt->batch_size / 10 > 1 ? opt->batch_size / 10 : 1;
     int st = glm_check(train, opt, err);
     if (st) return st;
+    dpt_histogram_params hist = { 0 };
+    if (opt->clip_rule == DPT_CLIP_HISTOGRAM) {
+        size_t m = opt->estimating_data->n;
+        if ((st = glm_histogram_budget(opt, train->n, &hist, out, err))) return st;
+        if (hist.groups > m)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: the histogram threshold needs at least K = %zu estimating records "
+                            "(K = ceil(C1 ln(N/delta1)/eps1), eps1 = %.3g, C1 = %g), got %zu", hist.groups,
+                            hist.epsilon1, opt->histogram_c1, m);
+        if ((st = glm_histogram_check(&hist, m, err))) return st;
+    }
     st = glm_noise(train, opt, out, err);          /* f, eps, the paper's f, the accounting */
     if (st) return st;
+    if (opt->clip_rule == DPT_CLIP_HISTOGRAM) {     /* parallel composition: the larger part */
+        out->training_epsilon = out->epsilon;
+        if (out->threshold_spent > out->epsilon) out->epsilon = out->threshold_spent;
+    }
     size_t d = train->d;
-    run R = { .data = train, .opt = opt, .f = out->noise_multiplier, .d = d };
+    run R = { .data = train, .opt = opt, .f = out->noise_multiplier, .d = d, .hist = hist };
     R.x_norm = glm_x_norm(opt, train);
     R.w = calloc(d, sizeof *R.w);
     R.avg = calloc(d, sizeof *R.avg);
@@ -301,7 +323,9 @@ int dpt_glm_train(const dpt_dataset *train, const dpt_glm_options *options, dpt_
     R.tmp = calloc(d, sizeof *R.tmp);
     R.perm = malloc(train->n * sizeof *R.perm);
     R.ns.off = opt->noise_off;
-    if (!R.w || !R.avg || !R.l || !R.tmp || !R.perm) st = dpt_fail(err, DPA_ENOMEM, "dptrain: out of memory");
+    if (opt->clip_rule == DPT_CLIP_HISTOGRAM)
+        R.hist_work = malloc(glm_histogram_work(&hist, opt->estimating_data->n) * sizeof *R.hist_work);
+    if (!R.w || !R.avg || !R.l || !R.tmp || !R.perm || (opt->clip_rule == DPT_CLIP_HISTOGRAM && !R.hist_work)) st = dpt_fail(err, DPA_ENOMEM, "dptrain: out of memory");
     if (!st && !(R.ns.rng = dpt_rng_new(opt->seed, err))) st = DPA_ENOMEM;
     if (!st) {
         for (size_t i = 0; i < train->n; i++) R.perm[i] = i;
@@ -332,7 +356,7 @@ int dpt_glm_train(const dpt_dataset *train, const dpt_glm_options *options, dpt_
         out->steps = R.steps;
         out->noise_ratio = R.ns.expected > 0.0 ? R.ns.energy / R.ns.expected : NAN;
     }
-    free(R.w); free(R.avg); free(R.l); free(R.tmp); free(R.perm);
+    free(R.w); free(R.avg); free(R.l); free(R.tmp); free(R.perm); free(R.hist_work);
     if (R.ns.rng) gsl_rng_free(R.ns.rng);
     return st;
 }

@@ -26,6 +26,7 @@
 
 #include "dpt_glm_internal.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,6 +51,8 @@ void dpt_glm_defaults(dpt_glm_options *opt)
     opt->upsilon = 10.0;
     opt->grid_delta = 1e-3;
     opt->paper_c3 = 1.0;
+    opt->histogram_c1 = 4.0;
+    opt->tail_b = exp(-1.0);
     opt->seed = 1;
 }
 
@@ -103,6 +106,27 @@ int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *e
         (!opt->public_data || opt->public_data->n < 1 || opt->public_data->d != train->d))
         return dpt_fail(err, DPA_EINVAL, "dptrain: the public threshold needs public data with the training data's %zu "
                         "features", train->d);
+    if (opt->clip_rule == DPT_CLIP_HISTOGRAM) {
+        if (opt->algorithm != DPT_DP_GLMTRON && opt->algorithm != DPT_DP_TAGLMTRON)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: the histogram threshold (seed 000 Alg 2) is DP-GLMtron's and "
+                            "DP-TAGLMtron's");
+        const dpt_dataset *est = opt->estimating_data;
+        if (!est || est->n < 1 || est->d != train->d || !est->x || !est->y)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: the histogram threshold needs private estimating data with the "
+                            "training data's %zu features", train->d);
+        if (!(opt->threshold_epsilon >= 0.0 && isfinite(opt->threshold_epsilon)))
+            return dpt_fail(err, DPA_EINVAL, "dptrain: the threshold's eps1 must be positive (or 0: calibrated), got %g",
+                            opt->threshold_epsilon);
+        if (!(opt->threshold_epsilon > 0.0) && !(opt->epsilon > 0.0 && isfinite(opt->epsilon)))
+            return dpt_fail(err, DPA_EINVAL, "dptrain: the histogram threshold needs a target epsilon or its eps1");
+        if (!(opt->delta > 0.0 && opt->delta < 1.0))
+            return dpt_fail(err, DPA_EINVAL, "dptrain: delta must lie in (0, 1), got %g", opt->delta);
+        if (!(opt->histogram_c1 > 0.0 && isfinite(opt->histogram_c1)))
+            return dpt_fail(err, DPA_EINVAL, "dptrain: the histogram's C1 must be positive, got %g", opt->histogram_c1);
+        if (!(opt->label_noise >= 0.0 && isfinite(opt->label_noise)) || !(opt->tail_b > 0.0 && opt->tail_b < 1.0))
+            return dpt_fail(err, DPA_EINVAL, "dptrain: the label noise must be >= 0 and b in (0, 1), got %g and %g",
+                            opt->label_noise, opt->tail_b);
+    }
     if (opt->clip_rule == DPT_CLIP_PRIVATE && !mb)
         return dpt_fail(err, DPA_EINVAL, "dptrain: a threshold on private estimating data is DP-MBGLMtron's (use a fixed "
                         "clip or public estimating data)");
@@ -230,6 +254,60 @@ static int calibrate_shuffled(const dpt_glm_options *opt, size_t n, double *f, d
     return DPA_OK;
 }
 
+/* ---- the histogram threshold's budget (P0 Alg 2) ----------------------------- */
+
+typedef struct {
+    double delta1;
+    uint64_t histograms;
+} histogram_ctx;
+
+/* The 3 N E histograms as (eps1, delta1) events, param = 1/eps1 (a noise:
+ * eps decreases in it).  KOV's four-point pair dominates any (eps1,
+ * delta1)-DP mechanism, adaptively, and pld composes it exactly (bracketed
+ * against the closed form in test_pld). */
+static dpa_event *histogram_family(double inv_eps1, void *vctx, dpa_error *err)
+{
+    const histogram_ctx *c = vctx;
+    return dpa_event_self_composed(dpa_event_epsilon_delta(1.0 / inv_eps1, c->delta1, err), c->histograms, err);
+}
+
+int glm_histogram_budget(const dpt_glm_options *opt, size_t n, dpt_histogram_params *p, dpt_glm_result *out,
+                         dpa_error *err)
+{
+    double calls = (double)n * (double)opt->epochs;      /* one threshold per step */
+    histogram_ctx c = { opt->delta / (6.0 * calls), (uint64_t)(3.0 * calls) };
+    dpa_options o;
+    replace_one(&o);
+    int st = DPA_OK;
+    double inv;
+    if (opt->threshold_epsilon > 0.0) inv = 1.0 / opt->threshold_epsilon;
+    else if ((st = dpa_calibrate("pld", &o, histogram_family, &c, opt->epsilon, opt->delta, 1.0, 100.0, &inv, err)))
+        return st;
+    dpa_event *e = histogram_family(inv, &c, err);
+    dpa_accountant *a = e ? dpa_accountant_new("pld", &o, err) : NULL;
+    dpa_bound b;
+    st = a ? dpa_accountant_compose(a, e, err) : (err ? err->status : DPA_EINVAL);
+    if (!st) st = dpa_accountant_epsilon(a, opt->delta, &b, err);
+    dpa_accountant_free(a);
+    dpa_event_free(e);
+    if (st) return st;
+    p->epsilon1 = 1.0 / inv;
+    p->delta1 = c.delta1;
+    double K = ceil(opt->histogram_c1 * log((double)n / c.delta1) / p->epsilon1);
+    if (!(K <= 1e15)) return dpt_fail(err, DPA_EINVAL, "dptrain: the histogram threshold needs K = %g groups", K);
+    p->groups = (size_t)K;
+    p->lo = opt->grid_delta;
+    p->hi = opt->upsilon;
+    p->noise_floor = opt->label_noise * opt->label_noise *
+                     (opt->a > 0.0 ? pow(log(1.0 / opt->tail_b), 2.0 * opt->a) : 1.0);
+    out->threshold_epsilon1 = p->epsilon1;
+    out->threshold_delta1 = p->delta1;
+    out->threshold_groups = p->groups;
+    out->threshold_spent = b.upper;
+    if (opt->epsilon > 0.0) out->paper_threshold_epsilon1 = opt->epsilon / sqrt(8.0 * calls * log(2.0 / opt->delta));
+    return DPA_OK;
+}
+
 /* The paper's closed-form f for the same target (0 where there is none):
  * P0 Thm 4.1 (c3 log(N/delta)/(eps sqrt N), c3 unspecified: a flag),
  * P0 Thm 5.1 (sqrt(2 ceil(lg(N+1)) ln(1/delta))/eps), P3 Thm 3
@@ -262,8 +340,12 @@ static void describe(const dpt_glm_options *opt, size_t n, dpt_glm_result *out)
     case DPT_DP_SGD: what = "Poisson-sampled Gaussian, composed over the steps"; break;
     default: what = "not private"; break;
     }
-    snprintf(out->accounting, sizeof out->accounting, "%s (%s accountant, replace-one, n = %zu)", what,
-             uses_shuffle(opt) ? "shuffle" : method_of(opt), n);
+    int len = snprintf(out->accounting, sizeof out->accounting, "%s (%s accountant, replace-one, n = %zu)", what,
+                       uses_shuffle(opt) ? "shuffle" : method_of(opt), n);
+    if (opt->clip_rule == DPT_CLIP_HISTOGRAM && len > 0 && (size_t)len < sizeof out->accounting)
+        snprintf(out->accounting + len, sizeof out->accounting - (size_t)len,
+                 "; thresholds: 3 x %" PRIu64 " stability histograms on %zu other records, (eps1, delta1) each, pld; "
+                 "eps is the larger part's", (uint64_t)n * opt->epochs, opt->estimating_data->n);
 }
 
 int glm_noise(const dpt_dataset *train, const dpt_glm_options *opt, dpt_glm_result *out, dpa_error *err)

@@ -47,6 +47,7 @@ expect_usage() {
     elif [ -s "$TMP/out" ]; then fail "$name" "wrote to stdout"
     elif [ "$lines" -ne 1 ]; then fail "$name" "$lines lines on stderr"
     elif ! grep -Eq -- "^dptrain: .*$pattern" "$TMP/err"; then fail "$name" "stderr: $(cat "$TMP/err")"
+    elif grep -q "^dptrain: dptrain:" "$TMP/err"; then fail "$name" "the prefix twice: $(cat "$TMP/err")"
     else pass "$name"; fi
 }
 
@@ -103,6 +104,20 @@ expect_usage "--epochs a whole number" "--epochs" dp-glmtron $SYN --epsilon 1 --
 expect_usage "--threshold choices" "--threshold" dp-glmtron $SYN --epsilon 1 --delta auto --threshold maybe
 expect_usage "private threshold is DP-MBGLMtron's" "DP-MBGLMtron" dp-glmtron $SYN --epsilon 1 --delta auto \
     --threshold private
+HSYN="--synthetic n=10000,d=5,decay=2,noise=0.1,seed=3 --test-fraction 0.1"
+run dp-glmtron $HSYN --epsilon 2 --delta 1e-5 --threshold histogram --estimate-size 8800 --format json
+eps=$(awk -F': ' '/"epsilon"/ { sub(/,$/, "", $2); print $2; exit }' "$TMP/out")
+check "histogram threshold: certified epsilon <= the target 2" 'v1 > 0 && v1 <= 2' "$eps"
+if grep -q '"groups"' "$TMP/out" && grep -q '"train_examples": 200,' "$TMP/out"; then
+    pass "histogram threshold: its records split off, the thresholds reported"
+else fail "histogram threshold: its records split off, the thresholds reported" "$(head -c 200 "$TMP/out")"; fi
+expect_usage "histogram threshold needs --estimate-size" "--estimate-size" dp-taglmtron $HSYN --epsilon 2 \
+    --delta 1e-5 --threshold histogram
+expect_usage "histogram threshold: too few estimating records" "needs at least K" dp-glmtron $HSYN --epsilon 2 \
+    --delta 1e-5 --threshold histogram --estimate-size 100
+expect_usage "histogram threshold is not DP-MBGLMtron's" "histogram" dp-mbglmtron $HSYN --epsilon 2 \
+    --delta 1e-5 --threshold histogram --estimate-size 100
+expect_usage "--tail-b in (0, 1)" "--tail-b" dp-glmtron $HSYN --epsilon 2 --delta 1e-5 --tail-b 1
 expect_usage "data and synthetic exclusive" "exactly one" glmtron $SYN --data "$TMP/ok.csv"
 expect_usage "bad synthetic spec" "zeta" glmtron --synthetic n=100,zeta=foo
 expect_usage "unknown option" "unknown option" glmtron $SYN --frobnicate
