@@ -275,6 +275,34 @@ START_TEST(bad_options)
     dpt_glm_defaults(&o);
     o.clip_rule = DPT_CLIP_PRIVATE;      /* DP-GLMtron: not its rule */
     ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
+    dpt_glm_defaults(&o);
+    o.init_scale = -1.0;
+    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "initial scale"));
+    toy_free(&D);
+}
+END_TEST
+
+/* SGD on the ReLU loss from w_0 = 0 never moves (every derivative
+ * 1[x.w > 0] is 0): the average is exactly 0; from a random w_0 it learns. */
+START_TEST(sgd_needs_a_random_start)
+{
+    dpt_dataset D = toy(400, 5, 9);
+    dpt_glm_options o;
+    dpt_glm_defaults(&o);
+    o.algorithm = DPT_SGD;
+    o.learning_rate = 0.5;
+    o.epochs = 20;
+    dpt_glm_result r = train(&D, &o);
+    for (size_t j = 0; j < D.d; j++) ck_assert(r.w[j] == 0.0);
+    double zero_loss = dpt_relu_loss(&D, r.w);
+    dpt_glm_result_free(&r);
+    o.init_scale = 1.0;
+    r = train(&D, &o);
+    double loss = dpt_relu_loss(&D, r.w);
+    printf("sgd: loss %.4g from w_0 = 0, %.4g from a random w_0\n", zero_loss, loss);
+    ck_assert_double_lt(loss, 0.5 * zero_loss);
+    dpt_glm_result_free(&r);
     toy_free(&D);
 }
 END_TEST
@@ -444,6 +472,7 @@ int main(void)
     tcase_add_test(tc, reported_epsilon_is_certified);
     tcase_add_test(tc, calibration_against_the_note);
     tcase_add_test(tc, bad_options);
+    tcase_add_test(tc, sgd_needs_a_random_start);
     tcase_add_test(tc, histogram_threshold_plain);
     tcase_add_test(tc, histogram_cut_and_scale);
     tcase_add_test(tc, histogram_threshold_budget);

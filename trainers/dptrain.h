@@ -179,6 +179,10 @@ typedef struct dpt_glm_options {
     double histogram_c1;
     double label_noise, tail_b;
     double paper_c3;             /* DP-GLMtron's closed form f = c3 log(N/delta)/(eps sqrt N) (default 1) */
+    /* w_0 ~ N(0, init_scale^2 / d I), drawn from the seed before training
+     * (data-independent: no privacy cost); 0 (default) starts at w_0 = 0 as
+     * the papers do, where the ReLU loss's gradient, and so DP-SGD, is stuck */
+    double init_scale;
     unsigned long seed;
     /* called about every 1% of the steps (and at the end) when not NULL */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);

@@ -46,9 +46,20 @@ static const struct { const char *name; dpt_algorithm alg; const char *about; } 
 };
 #define NUM_ALGORITHMS (sizeof algorithms / sizeof algorithms[0])
 
+#ifdef HAVE_OPENBLAS
+char *openblas_get_config(void);   /* OpenBLAS's own description of its build */
+#endif
+
+/* The version and the CBLAS linked (configure chose it: OpenBLAS when
+ * installed, else GSL's reference one). */
 static void print_version(void)
 {
-    printf("dptrain %s (libdpacct %s; BLAS: GSL's CBLAS interface)\n", dpa_version(), dpa_version());
+    printf("dptrain %s (libdpacct %s)\n", PACKAGE_VERSION, dpa_version());
+#ifdef HAVE_OPENBLAS
+    printf("CBLAS: %s, through GSL's CBLAS interface (%s)\n", DPA_CBLAS_NAME, openblas_get_config());
+#else
+    printf("CBLAS: %s\n", DPA_CBLAS_NAME);
+#endif
 }
 
 static void print_help(void)
@@ -101,7 +112,9 @@ static void print_help(void)
            "                         (defaults 1, d, 1, 0)\n"
            "  --upsilon U --grid-delta D   the threshold's domain and granularity (defaults 10, 1e-3)\n"
            "  --paper-c3 C           DP-GLMtron's closed form f = C log(N/delta)/(eps sqrt N) (default 1)\n"
-           "  --seed S               seed of the split, the shuffles and the noise (default 1)\n"
+           "  --init-scale S         start from w_0 ~ N(0, S^2/d I) (default 0: w_0 = 0, as the papers;\n"
+           "                         the ReLU loss's gradient vanishes there, so (DP-)SGD needs S > 0)\n"
+           "  --seed S               seed of the split, the shuffles, w_0 and the noise (default 1)\n"
            "\nOutput:\n"
            "  --format FMT           table (default) or json\n"
            "  --progress             progress bar on stderr even when it is not a terminal\n"
@@ -147,7 +160,7 @@ static int parse_args(int argc, char **argv, args *a)
     enum {
         O_DATA = 256, O_INFMT, O_TARGET, O_LABELS, O_SYNTH, O_TESTFR, O_NOSTD, O_SCALE, O_EPS, O_DELTA, O_NM,
         O_ACC, O_NOSHUF, O_EPOCHS, O_LR, O_BATCH, O_EST, O_THR, O_CLIP, O_PUBFR, O_ALPHA, O_TRH, O_C2, O_A,
-        O_UPS, O_GDELTA, O_C3, O_SEED, O_FORMAT, O_PROGRESS, O_VERSION, O_THEPS, O_HC1, O_LNOISE, O_TAILB
+        O_UPS, O_GDELTA, O_C3, O_SEED, O_FORMAT, O_PROGRESS, O_VERSION, O_THEPS, O_HC1, O_LNOISE, O_TAILB, O_INIT
     };
     static const struct option longs[] = {
         { "data", 1, 0, O_DATA }, { "input-format", 1, 0, O_INFMT }, { "target", 1, 0, O_TARGET },
@@ -161,7 +174,7 @@ static int parse_args(int argc, char **argv, args *a)
         { "upsilon", 1, 0, O_UPS }, { "grid-delta", 1, 0, O_GDELTA }, { "paper-c3", 1, 0, O_C3 },
         { "seed", 1, 0, O_SEED }, { "format", 1, 0, O_FORMAT }, { "progress", 0, 0, O_PROGRESS },
         { "threshold-epsilon", 1, 0, O_THEPS }, { "histogram-c1", 1, 0, O_HC1 }, { "label-noise", 1, 0, O_LNOISE },
-        { "tail-b", 1, 0, O_TAILB }, { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+        { "tail-b", 1, 0, O_TAILB }, { "init-scale", 1, 0, O_INIT }, { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
     };
     opterr = 0;
     int c, st = 0;
@@ -217,6 +230,7 @@ static int parse_args(int argc, char **argv, args *a)
         case O_HC1: st = parse_double("histogram-c1", optarg, 0.0, 1, INFINITY, 1, &a->opt.histogram_c1); break;
         case O_LNOISE: st = parse_double("label-noise", optarg, 0.0, 0, INFINITY, 1, &a->opt.label_noise); break;
         case O_TAILB: st = parse_double("tail-b", optarg, 0.0, 1, 1.0, 1, &a->opt.tail_b); break;
+        case O_INIT: st = parse_double("init-scale", optarg, 0.0, 0, INFINITY, 1, &a->opt.init_scale); break;
         case O_SEED: st = parse_count("seed", optarg, 0, &u); a->opt.seed = (unsigned long)u; break;
         case O_FORMAT:
             if (strcmp(optarg, "table") == 0) a->json = 0;

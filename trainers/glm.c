@@ -328,6 +328,8 @@ int dpt_glm_train(const dpt_dataset *train, const dpt_glm_options *options, dpt_
     if (!R.w || !R.avg || !R.l || !R.tmp || !R.perm || (opt->clip_rule == DPT_CLIP_HISTOGRAM && !R.hist_work)) st = dpt_fail(err, DPA_ENOMEM, "dptrain: out of memory");
     if (!st && !(R.ns.rng = dpt_rng_new(opt->seed, err))) st = DPA_ENOMEM;
     if (!st) {
+        if (opt->init_scale > 0.0)
+            for (size_t j = 0; j < d; j++) R.w[j] = gsl_ran_gaussian(R.ns.rng, opt->init_scale / sqrt((double)d));
         for (size_t i = 0; i < train->n; i++) R.perm[i] = i;
         switch (opt->algorithm) {
         case DPT_DP_MBGLMTRON:

@@ -134,6 +134,8 @@ int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *e
         !(opt->upsilon > opt->grid_delta && opt->grid_delta > 0.0 && isfinite(opt->upsilon)))
         return dpt_fail(err, DPA_EINVAL, "dptrain: the threshold needs 0 < Delta < Upsilon, got Delta %g, Upsilon %g",
                         opt->grid_delta, opt->upsilon);
+    if (!(opt->init_scale >= 0.0 && isfinite(opt->init_scale)))
+        return dpt_fail(err, DPA_EINVAL, "dptrain: the initial scale must be finite and >= 0, got %g", opt->init_scale);
     if (!(opt->alpha > 0.0 && opt->c2 > 0.0 && opt->a >= 0.0 && opt->trace_h >= 0.0))
         return dpt_fail(err, DPA_EINVAL, "dptrain: the distribution constants need alpha > 0, C2 > 0, a >= 0, tr H >= 0");
     if (is_private(opt->algorithm) && !opt->noise_off) {

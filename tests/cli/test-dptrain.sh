@@ -63,6 +63,7 @@ SYN="--synthetic n=300,d=20,decay=2,noise=0.1,seed=3"
 
 expect_ok "--help lists the algorithms" 'dp-mbglmtron' --help
 expect_ok "--version" '^dptrain ' --version
+expect_ok "--version names the CBLAS" '^CBLAS: (OpenBLAS|GSL)' --version
 for alg in dp-glmtron dp-taglmtron dp-mbglmtron dp-sgd; do
     run $alg $SYN --epsilon 0.5 --delta auto --format json
     eps=$(awk -F': ' '/"epsilon"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
