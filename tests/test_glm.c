@@ -459,6 +459,26 @@ START_TEST(histogram_threshold_budget)
     E.n = 6000;
     toy_free(&D);
     toy_free(&E);
+    /* N = 1000 at eps 0.2: 3000 histograms, where pld's default accuracy
+     * could not be met (the trainer asks for a relative 1e-2); the eps1 it
+     * finds is within that of KOV's exact answer and never above it */
+    dpt_dataset D2 = toy(1000, 2, 7), E2 = toy(62000, 2, 8);
+    dpt_glm_defaults(&o);
+    o.clip_rule = DPT_CLIP_HISTOGRAM;
+    o.estimating_data = &E2;
+    o.epsilon = 0.2;
+    o.delta = pow(1000.0, -1.1);
+    o.learning_rate = 1e-4;
+    ck_assert_msg(dpt_glm_train(&D2, &o, &r, &err) == DPA_OK, "%s", err.message);
+    double kov = kov_epsilon(r.threshold_epsilon1, r.threshold_delta1, 3000, o.delta);
+    printf("histogram budget, N = 1000: eps1 %.6g, K %zu, KOV eps %.6f, pld %.6f\n", r.threshold_epsilon1,
+           r.threshold_groups, kov, r.threshold_spent);
+    ck_assert_double_le(kov, r.threshold_spent);
+    ck_assert_double_le(r.threshold_spent, 0.2);
+    ck_assert_double_ge(kov, 0.2 * (1.0 - 0.011));
+    dpt_glm_result_free(&r);
+    toy_free(&D2);
+    toy_free(&E2);
 }
 END_TEST
 

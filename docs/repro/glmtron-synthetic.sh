@@ -9,39 +9,66 @@
 #   sh docs/repro/glmtron-synthetic.sh [DPTRAIN] [OUTDIR]
 #
 # writes OUTDIR/synthetic-<spectrum>-eps<eps>.dat (N, then mean and standard
-# deviation of the excess risk per algorithm) and, when gnuplot is there,
+# deviation of the excess risk per algorithm), OUTDIR/synthetic-tuned.txt
+# (the configurations chosen) and, when gnuplot is there,
 # OUTDIR/glmtron-synthetic.png.  Unstated in the paper, chosen here (and
 # said in the report): label noise 0.1, w* uniform on the sphere of radius
 # sqrt(d / tr H), so that E |w*|_H^2 = 1 (with |w*| = 1 the signal would be
-# |w*|_H^2 = tr H / d ~ 0.0016 and w = 0 already near optimal), fixed clip 1
-# for the GLMtron family and DP-SGD, DP-SGD batches of 10 (Poisson), one epoch.
+# |w*|_H^2 = tr H / d ~ 0.0016 and w = 0 already near optimal), DP-SGD
+# batches of 10 (Poisson), one epoch.  The learning rate is the paper's 1e-2
+# for all; the clip (0.3, 1 or 3) and, for DP-SGD, the start (w_0 = 0 or
+# N(0, I/d)) are tuned per algorithm, spectrum and eps on a validation
+# problem at N = 550 with data seed 100 (tune.sh).
 set -eu
 DPTRAIN=${1:-./dptrain}
 OUT=${2:-docs/repro}
 SEEDS=${SEEDS:-5}
 TEST=2000
+HERE=$(dirname "$0")
+. "$HERE/tune.sh"
 mkdir -p "$OUT"
 ALGS="dp-glmtron dp-taglmtron dp-sgd"
+GLM_GRID="--clip:0.3 --clip:1 --clip:3"
+SGD_GRID="--clip:0.3 --clip:1 --clip:3 --clip:0.3:--init-scale:1 --clip:1:--init-scale:1 --clip:3:--init-scale:1"
+: >"$OUT/synthetic-tuned.txt"
+
+problem() {   # problem N SEED DECAY EPS: the dptrain arguments of one run
+    total=$(($1 + TEST))
+    frac=$(awk -v t="$TEST" -v n="$total" 'BEGIN { printf "%.17g", t / n }')
+    echo "--synthetic n=$total,d=1024,spectrum=poly,decay=$3,noise=0.1,wstar=$wnorm,seed=$2 --test-fraction $frac
+          --seed $2 --epsilon $4 --delta auto --learning-rate 1e-2"
+}
 
 for decay in 2 3; do
     wnorm=$(awk -v r="$decay" 'BEGIN { t = 0; for (i = 1; i <= 1024; i++) t += i^-r; printf "%.10g", sqrt(1024 / t) }')
     for eps in 0.05 0.2 0.5; do
         dat="$OUT/synthetic-poly$decay-eps$eps.dat"
         echo "# N  then mean and std of the excess risk for: $ALGS (seeds: $SEEDS)" >"$dat"
+        chosen=""
+        for alg in $ALGS; do
+            grid=$GLM_GRID
+            extra=""
+            [ "$alg" = dp-sgd ] && grid=$SGD_GRID && extra="--batch-size 10"
+            # shellcheck disable=SC2046
+            best=$(tune excess_risk "$grid" "$DPTRAIN" "$alg" $(problem 550 100 "$decay" "$eps") $extra)
+            echo "i^-$decay eps $eps $alg: $(expand "$best")" >>"$OUT/synthetic-tuned.txt"
+            chosen="$chosen $best"
+        done
         N=50
         while [ "$N" -le 550 ]; do
-            total=$((N + TEST))
-            frac=$(awk -v t="$TEST" -v n="$total" 'BEGIN { printf "%.17g", t / n }')
             line="$N"
+            i=0
             for alg in $ALGS; do
+                i=$((i + 1))
+                cfg=$(echo "$chosen" | awk -v i="$i" '{ print $i }')
                 extra=""
                 [ "$alg" = dp-sgd ] && extra="--batch-size 10"
                 vals=""
                 s=1
                 while [ "$s" -le "$SEEDS" ]; do
-                    v=$("$DPTRAIN" "$alg" --synthetic "n=$total,d=1024,spectrum=poly,decay=$decay,noise=0.1,wstar=$wnorm,seed=$s" \
-                        --test-fraction "$frac" --seed "$s" --epsilon "$eps" --delta auto --learning-rate 1e-2 \
-                        --clip 1 $extra --format json | awk -F': ' '/"excess_risk"/ { sub(/,$/, "", $2); print $2 }')
+                    # shellcheck disable=SC2046
+                    v=$("$DPTRAIN" "$alg" $(problem "$N" "$s" "$decay" "$eps") $extra $(expand "$cfg") --format json |
+                        awk -F': ' '/"excess_risk"/ { sub(/,$/, "", $2); print $2 }')
                     vals="$vals $v"
                     s=$((s + 1))
                 done

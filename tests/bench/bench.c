@@ -263,7 +263,7 @@ static void shuffle_benches(void)
 /* The trainers: one pass of DP-GLMtron (per-example steps) and one of
  * DP-MBGLMtron (batches of 200 + 20) on a fixed synthetic problem, n =
  * 20000, d = 256; the calibration is part of each run. */
-struct train_case { dpt_algorithm alg; dpt_dataset *data; dpt_glm_result r; };
+struct train_case { dpt_algorithm alg; dpt_dataset *data, *estimating; dpt_glm_result r; };
 
 static void train_run(void *p)
 {
@@ -277,6 +277,10 @@ static void train_run(void *p)
     if (c->alg == DPT_DP_MBGLMTRON) {
         o.clip_rule = DPT_CLIP_PRIVATE;
         o.estimate_size = 20;
+    }
+    if (c->estimating) {
+        o.clip_rule = DPT_CLIP_HISTOGRAM;
+        o.estimating_data = c->estimating;
     }
     dpa_error err = { 0 };
     dpt_glm_result_free(&c->r);
@@ -305,6 +309,23 @@ static void trainer_benches(void)
         dpt_glm_result_free(&c.r);
     }
     dpt_dataset_free(&data);
+    /* seed 000's histogram threshold: 200 training steps, each reading all
+     * m estimating records (m d per step: the cost of m >> N) */
+    spec.n = 200 + 20000;
+    dpt_dataset all = { 0 }, train = { 0 }, est = { 0 };
+    if (dpt_synthetic(&spec, &all, NULL, &err) || dpt_split(&all, 20000.0 / (double)spec.n, 1, &train, &est, &err))
+        die(&err);
+    struct train_case h = { .alg = DPT_DP_GLMTRON, .data = &train, .estimating = &est };
+    report("dptrain: dp-glmtron, histogram threshold", "N=200, m=20000, d=256", train_run, &h);
+    double t0 = now();
+    train_run(&h);
+    double secs = now() - t0;
+    printf("     %-40s K %zu, eps1 %.4g, %.3g estimating rows read per second (calibration included)\n", "",
+           h.r.threshold_groups, h.r.threshold_epsilon1, 200.0 * 20000.0 / secs);
+    dpt_glm_result_free(&h.r);
+    dpt_dataset_free(&all);
+    dpt_dataset_free(&train);
+    dpt_dataset_free(&est);
 }
 
 int main(void)

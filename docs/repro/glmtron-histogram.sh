@@ -1,0 +1,64 @@
+#!/bin/sh
+# glmtron-histogram.sh - DP-GLMtron with seed 000's own DP-Threshold (P0
+# Alg 2: Laplace stability histograms on private estimating records) next
+# to a fixed clip, on synthetic ReLU regression: N = 1000 training steps,
+# d = 64, Gaussian zeta, lambda_i = i^-2, |w*|_H ~ 1, label noise 0.1, one
+# pass, delta = 1/N^1.1, eps in {0.2, 0.5, 1}.  The histograms need m >= K =
+# ceil(4 ln(N/delta1)/eps1) estimating records, which is what makes Alg 2
+# costly: M = 170,000 here (enough for eps >= 0.2), kept apart from the
+# training data; the fixed-clip rows train on the same N without them.  Learning rates 1e-4 and 1e-3, the better per rule on the
+# validation problem (data seed 100, tune.sh); mean excess risk over SEEDS
+# seeds, with K, eps1 (ours and P0's eps / sqrt(8 N ln(2/delta))) and the
+# time of one run.
+#
+#   sh docs/repro/glmtron-histogram.sh [DPTRAIN] [OUTFILE]
+set -eu
+DPTRAIN=${1:-./dptrain}
+OUTFILE=${2:-docs/repro/glmtron-histogram.md}
+SEEDS=${SEEDS:-3}
+HERE=$(dirname "$0")
+. "$HERE/tune.sh"
+M=170000
+N=1000
+TEST=2000
+wnorm=$(awk 'BEGIN { t = 0; for (i = 1; i <= 64; i++) t += i^-2; printf "%.10g", sqrt(64 / t) }')
+problem() {   # problem SEED EPS EXTRA: N + EXTRA examples for training, TEST held out
+    total=$((N + $3 + TEST))
+    frac=$(awk -v t="$TEST" -v n="$total" 'BEGIN { printf "%.17g", t / n }')
+    echo "--synthetic n=$total,d=64,spectrum=poly,decay=2,zeta=gaussian,noise=0.1,wstar=$wnorm,seed=$1
+          --test-fraction $frac --seed $1 --epsilon $2 --delta auto --trace-h 1.6"
+}
+# the value of "NAME": in a JSON report (first occurrence)
+value() { grep -o "\"$1\": [^,}]*" | head -n 1 | sed 's/.*: //'; }
+{
+echo "| eps | rule | learning rate | K | eps1 (ours) | eps1 (P0) | excess risk | seconds per run |"
+echo "|---|---|---|---|---|---|---|---|"
+for eps in 0.2 0.5 1; do
+    for rule in fixed histogram; do
+        case $rule in
+            fixed) extra="--threshold fixed --clip 1"; more=0 ;;
+            *) extra="--threshold histogram --estimate-size $M"; more=$M ;;
+        esac
+        # shellcheck disable=SC2046
+        best=$(tune excess_risk "--learning-rate:1e-4 --learning-rate:1e-3" "$DPTRAIN" dp-glmtron \
+               $(problem 100 "$eps" "$more") $extra)
+        risks=""; secs=""
+        s=1
+        while [ "$s" -le "$SEEDS" ]; do
+            # shellcheck disable=SC2046
+            "$DPTRAIN" dp-glmtron $(problem "$s" "$eps" "$more") $extra $(expand "$best") --format json >"$OUTFILE.run"
+            risks="$risks $(value excess_risk <"$OUTFILE.run")"
+            secs="$secs $(value seconds <"$OUTFILE.run")"
+            s=$((s + 1))
+        done
+        k=$(value groups <"$OUTFILE.run"); e1=$(value epsilon1 <"$OUTFILE.run"); p1=$(value paper_epsilon1 <"$OUTFILE.run")
+        rm -f "$OUTFILE.run"
+        echo "| $eps | $rule | $(expand "$best" | awk '{ print $2 }') | ${k:--} | ${e1:--} | ${p1:--} |" \
+             "$(echo "$risks" | awk '{ m = 0; for (i = 1; i <= NF; i++) m += $i; printf "%.4g", m / NF }') |" \
+             "$(echo "$secs" | awk '{ m = 0; for (i = 1; i <= NF; i++) m += $i; printf "%.2f", m / NF }') |"
+    done
+done
+echo
+echo "Mean over $SEEDS seeds; N = $N training steps in every row, the histogram rows with M = $M estimating records besides."
+} >"$OUTFILE"
+cat "$OUTFILE"

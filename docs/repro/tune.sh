@@ -1,0 +1,32 @@
+# tune.sh - sourced by the glmtron-*.sh reproduction scripts: the choice
+# of hyperparameters the papers leave open, made the same way for every
+# algorithm.  A "config" is a list of dptrain options with ':' for spaces,
+# e.g. "--clip:1:--learning-rate:1e-2".  Each config is run once on a
+# validation problem (its own data seed, never one of the reported seeds)
+# and the one with the smallest value of the chosen JSON field wins; ties
+# keep the first.  A run that fails or diverges to a non-number counts as
+# +infinity.  The tuning runs are not themselves accounted (as in the
+# papers); dpacct's private-selection accountant (Papernot-Steinke
+# repetition, `dpacct --tuning-runs M`) would say what accounting them costs.
+#
+#   best=$(tune FIELD "CONFIG CONFIG ..." DPTRAIN ALG ARGS...)
+#   flags=$(expand "$best")
+
+expand() {
+    echo "$1" | tr ':' ' '
+}
+
+tune() {
+    field=$1; configs=$2; shift 2
+    best=""; bestv=""
+    for cfg in $configs; do
+        # shellcheck disable=SC2046
+        v=$("$@" $(expand "$cfg") --format json 2>/dev/null |
+            awk -F': ' -v f="\"$field\"" '$1 ~ f { sub(/,$/, "", $2); print $2; exit }')
+        case $v in ''|null|nan|-nan|inf|-inf) v=1e308 ;; esac
+        if [ -z "$bestv" ] || awk -v a="$v" -v b="$bestv" 'BEGIN { exit !(a + 0 < b + 0) }'; then
+            best=$cfg; bestv=$v
+        fi
+    done
+    echo "$best"
+}
