@@ -1,7 +1,7 @@
 #!/bin/sh
 # glmtron-fmnist.sh - the four private algorithms on Fashion-MNIST as a
 # regression task (Debian's dataset-fashion-mnist): the 60,000 training
-# images, 50,000 to train and 10,000 held out (seeded split), pixels / 255
+# images, 48,000 to train and 12,000 held out (seeded split), pixels / 255
 # standardised, target y = class / 9 (an ordinal in [0, 1]; the papers do not
 # say how they made MNIST a ReLU-regression target).  eps in {0.05, 0.2,
 # 0.5}, delta = 1/N^1.1, one pass (DP-SGD: one epoch of Poisson batches of
