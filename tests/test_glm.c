@@ -276,6 +276,10 @@ START_TEST(bad_options)
     o.clip_rule = DPT_CLIP_PRIVATE;      /* DP-GLMtron: not its rule */
     ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
     dpt_glm_defaults(&o);
+    o.clip_rule = (dpt_clip_rule)7;
+    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "clip rule"));
+    dpt_glm_defaults(&o);
     o.init_scale = -1.0;
     ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "initial scale"));

@@ -325,7 +325,8 @@ int dpt_glm_train(const dpt_dataset *train, const dpt_glm_options *options, dpt_
     R.ns.off = opt->noise_off;
     if (opt->clip_rule == DPT_CLIP_HISTOGRAM)
         R.hist_work = malloc(glm_histogram_work(&hist, opt->estimating_data->n) * sizeof *R.hist_work);
-    if (!R.w || !R.avg || !R.l || !R.tmp || !R.perm || (opt->clip_rule == DPT_CLIP_HISTOGRAM && !R.hist_work)) st = dpt_fail(err, DPA_ENOMEM, "dptrain: out of memory");
+    if (!R.w || !R.avg || !R.l || !R.tmp || !R.perm || (opt->clip_rule == DPT_CLIP_HISTOGRAM && !R.hist_work))
+        st = dpt_fail(err, DPA_ENOMEM, "dptrain: out of memory");
     if (!st && !(R.ns.rng = dpt_rng_new(opt->seed, err))) st = DPA_ENOMEM;
     if (!st) {
         if (opt->init_scale > 0.0)

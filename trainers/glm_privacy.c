@@ -87,6 +87,8 @@ int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *e
         return dpt_fail(err, DPA_EINVAL, "dptrain: the training data needs at least 2 examples and 1 feature");
     if ((unsigned)opt->algorithm > (unsigned)DPT_DP_SGD)
         return dpt_fail(err, DPA_EINVAL, "dptrain: unknown algorithm %d", (int)opt->algorithm);
+    if ((unsigned)opt->clip_rule > (unsigned)DPT_CLIP_HISTOGRAM)
+        return dpt_fail(err, DPA_EINVAL, "dptrain: unknown clip rule %d", (int)opt->clip_rule);
     if (!(opt->learning_rate > 0.0 && isfinite(opt->learning_rate)))
         return dpt_fail(err, DPA_EINVAL, "dptrain: learning rate must be positive and finite, got %g", opt->learning_rate);
     if (opt->epochs < 1) return dpt_fail(err, DPA_EINVAL, "dptrain: epochs must be at least 1");
