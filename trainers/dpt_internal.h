@@ -34,6 +34,11 @@ DPT_HIDDEN const char *dpt_short_path(const char *path, size_t keep, char *buf, 
  * when it cannot be allocated.  Free with gsl_rng_free. */
 DPT_HIDDEN gsl_rng *dpt_rng_new(unsigned long seed, dpa_error *err);
 
+/* The certified upper eps of event e (consumed, may be NULL: then err's
+ * status, which its constructor set) at delta under `method`. */
+DPT_HIDDEN int dpt_event_epsilon(const char *method, const dpa_options *opt, dpa_event *e, double delta, double *eps,
+                                 dpa_error *err);
+
 /* A field for a message: at most 40 bytes of it, "..." when cut. */
 DPT_HIDDEN const char *dpt_shown(const char *field, char *buf, size_t size);
 

@@ -219,6 +219,143 @@ int dpt_glm_train(const dpt_dataset *train, const dpt_glm_options *opt, dpt_glm_
 /* 1/2 mean (ReLU(x.w) - y)^2 over the data. */
 double dpt_relu_loss(const dpt_dataset *data, const double *w);
 
+/* ---- classification models (seed 001: Koskela, hidden-state DP) ------------
+ *
+ * Labels are class indices 0..K-1 stored as doubles in dataset->y (a
+ * non-integer or out-of-range label is refused).  The loss is the softmax
+ * cross-entropy of the K logits.  The parameters are one flat vector:
+ * DPT_MODEL_SOFTMAX   logits = W x + b; W (K x d, row-major) then b (K);
+ *                     K (d + 1) parameters;
+ * DPT_MODEL_CONVEX    seed 001's gated-ReLU convex model (eq. 3.6 with
+ *                     cross-entropy): P gates u_i ~ N(0, I_d) drawn from the
+ *                     seed (data-independent), a_i(x) = 1[u_i.x >= 0],
+ *                     logit_c = sum_i a_i(x) x.v_{i,c}; v laid out as
+ *                     ((i d + j) K + c); P d K parameters, no bias;
+ * DPT_MODEL_RELU      one hidden layer of width W: h = ReLU(U x + b1),
+ *                     logits = A h + b2; U (W x d), b1 (W), A (K x W), b2 (K).
+ * Initial parameters: softmax and convex 0 (seed 001's code); ReLU U ~
+ * N(0, 2/d), A ~ N(0, 1/W), biases 0, from the seed. */
+typedef enum { DPT_MODEL_SOFTMAX = 0, DPT_MODEL_CONVEX = 1, DPT_MODEL_RELU = 2 } dpt_model_kind;
+
+typedef struct dpt_model_spec {
+    dpt_model_kind kind;
+    size_t classes;          /* K >= 2 */
+    size_t hyperplanes;      /* P >= 1 (convex) */
+    size_t width;            /* W >= 1 (ReLU) */
+    unsigned long seed;      /* gates and initial weights */
+} dpt_model_spec;
+
+typedef struct dpt_model dpt_model;
+
+/* A model for inputs of dimension d; DPA_EINVAL naming the bad field,
+ * DPA_ENOMEM. */
+int dpt_model_new(const dpt_model_spec *spec, size_t d, dpt_model **out, dpa_error *err);
+void dpt_model_free(dpt_model *m);
+size_t dpt_model_size(const dpt_model *m);          /* parameters */
+double *dpt_model_params(dpt_model *m);             /* the flat vector (owned by m) */
+const dpt_model_spec *dpt_model_get_spec(const dpt_model *m);
+
+/* logits (n x K, row-major) of the n rows of x (n x d). */
+void dpt_model_logits(const dpt_model *m, const double *x, size_t n, double *logits);
+
+/* The b examples rows[0..b-1] of data: each example's cross-entropy
+ * gradient clipped to L2 norm at most `clip` (the whole flattened gradient;
+ * INFINITY: no clipping), summed into grad (dpt_model_size entries, added
+ * to what is there).  The per-example norms come from closed forms (the
+ * softmax and convex gradients are outer products, phi(x) (p - e_y)^T; the
+ * ReLU network's two layers are outer products too), so no per-example
+ * gradient is materialised.  norms (b entries, may be NULL) receives the
+ * unclipped norms.  Returns the summed cross-entropy, or NAN with err set
+ * (a bad label, DPA_ENOMEM). */
+double dpt_model_clipped_grad_sum(const dpt_model *m, const dpt_dataset *data, const size_t *rows, size_t b, double clip,
+                                  double *grad, double *norms, dpa_error *err);
+
+/* Mean cross-entropy and accuracy (share of argmax = label) over data. */
+void dpt_model_evaluate(const dpt_model *m, const dpt_dataset *data, double *loss, double *accuracy);
+
+/* An upper bound on the smoothness of one example's cross-entropy in the
+ * parameters, max over the data: the Hessian is (diag(p) - p p^T) (x)
+ * phi phi^T and |diag(p) - p p^T| <= 1/2, so beta = 1/2 max |phi(x)|^2 with
+ * |phi(x)|^2 = |x|^2 + 1 (softmax, the bias) or s(x) |x|^2 (convex, s(x)
+ * the active gates: seed 001's Lemma 3.2 corrected, the note 5 item 5).
+ * NAN for the ReLU network (not convex). */
+double dpt_model_smoothness(const dpt_model *m, const dpt_dataset *data);
+
+/* ---- DP-SGD and NoisyCGD for the classification models (seed 001) --------
+ *
+ * DPT_CLS_DP_SGD    Poisson sampling at q = b/n, per-example clipping at C,
+ *                   noise N(0, (sigma C)^2 I) on the sum, divided by the
+ *                   expected batch b; T = ceil(E n / b) steps, every iterate
+ *                   released: the Poisson-sampled Gaussian composed T times
+ *                   (pld by default), add/remove or replace-one.
+ * DPT_CLS_NOISY_CGD noisy cyclic GD: k = floor(n/b) fixed disjoint batches in
+ *                   a fixed order (the n - k b left over are never used),
+ *                   theta <- theta - eta (mean clipped gradient + lambda
+ *                   theta + N(0, (sigma C/b)^2 I)), the regulariser unclipped
+ *                   and noise-free, a constant step, only the final iterate
+ *                   released: mu-GDP by Bok, Su & Altschuler's Thm 4.5
+ *                   (dpa_event_noisy_cgd) with sensitivity 2C/b (replace-one),
+ *                   strong convexity lambda and smoothness beta + lambda.
+ *                   The step must satisfy eta < 2 / (beta + lambda). */
+typedef enum { DPT_CLS_DP_SGD = 0, DPT_CLS_NOISY_CGD = 1 } dpt_cls_algorithm;
+
+/* DP-SGD's learning-rate schedules (NoisyCGD's bound needs a constant step). */
+typedef enum { DPT_SCHEDULE_CONSTANT = 0, DPT_SCHEDULE_STEP = 1, DPT_SCHEDULE_COSINE = 2 } dpt_schedule;
+
+typedef struct dpt_cls_options {
+    dpt_cls_algorithm algorithm;
+    double learning_rate;        /* eta > 0 (default 0.1) */
+    dpt_schedule schedule;       /* step: times `decay` every `decay_epochs` epochs; cosine: to 0 at the end */
+    double decay, decay_epochs;  /* defaults 0.5, 10 */
+    uint64_t epochs;             /* E >= 1 (default 1) */
+    size_t batch_size;           /* b (default 1000): expected (DP-SGD) or exact (NoisyCGD) */
+    double clip;                 /* C > 0 (default 1) */
+    double noise_multiplier;     /* sigma > 0; 0: calibrated to (epsilon, delta) */
+    double epsilon, delta;       /* target (defaults 1, 1e-5) */
+    int noise_off;               /* 1: no noise (tests; not private) */
+    dpa_relation relation;       /* DP-SGD: DPA_REPLACE_ONE (default) or DPA_ADD_REMOVE; NoisyCGD: replace-one */
+    const char *accountant;      /* DP-SGD (default "pld") */
+    double l2;                   /* lambda >= 0; NoisyCGD needs lambda > 0 */
+    double eta_lambda;           /* > 0: lambda = eta_lambda / eta (the paper fixes the product) */
+    int match_epsilon;           /* NoisyCGD: the smallest lambda whose eps meets `epsilon` (as the paper) */
+    double smoothness;           /* beta of one example's loss; 0: dpt_model_smoothness on the data */
+    unsigned long seed;          /* sampling and noise (default 1) */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
+    /* after each epoch e (1..E), with the certified eps of releasing the
+     * model at that point (each point a separate release; seed 001 note 5
+     * item 18); NULL: not computed */
+    void (*epoch_done)(void *ctx, const dpt_model *m, uint64_t epoch, double epsilon);
+    void *epoch_ctx;
+} dpt_cls_options;
+
+void dpt_cls_defaults(dpt_cls_options *opt);
+
+typedef struct dpt_cls_result {
+    uint64_t steps;
+    double noise_multiplier;     /* sigma used (0 with noise_off) */
+    double epsilon;              /* certified upper eps at delta (inf: not private) */
+    double mu;                   /* NoisyCGD: the GDP mu */
+    double l2;                   /* lambda used */
+    double smoothness;           /* NoisyCGD: beta + lambda used in the bound */
+    size_t unused;               /* NoisyCGD: examples in no batch */
+    char accounting[320];
+    double noise_ratio;          /* injected noise energy / its expectation (tests) */
+} dpt_cls_result;
+
+/* Calibrate (or take) the noise, check the step, train `model` in place,
+ * account.  DPA_EINVAL naming the bad option (an invalid step says which
+ * steps are valid), DPA_ENOMEM, or the accountant's status. */
+int dpt_cls_train(const dpt_dataset *train, dpt_model *model, const dpt_cls_options *opt, dpt_cls_result *out,
+                   dpa_error *err);
+
+/* The accounting of a run with these options on n examples, without
+ * training: sigma (calibrated unless given), lambda (matched with
+ * match_epsilon), mu, the certified eps and the accounting in words, in
+ * out (steps and noise_ratio 0); beta is the smoothness of one example's
+ * loss (NoisyCGD only). */
+int dpt_cls_account(size_t n, double beta, const dpt_cls_options *opt, dpt_cls_result *out, dpa_error *err);
+
 #ifdef __cplusplus
 }
 #endif

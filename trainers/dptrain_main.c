@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include "dptrain.h"
+#include "dptrain_cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -21,46 +22,17 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { EXIT_LIB = 1, EXIT_USAGE = 2 };
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("dptrain: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return EXIT_USAGE;
-}
-
 static const struct { const char *name; dpt_algorithm alg; const char *about; } algorithms[] = {
     { "glmtron", DPT_GLMTRON, "GLMtron (non-private reference)" },
     { "dp-glmtron", DPT_DP_GLMTRON, "DP-GLMtron (seed 000 Alg 1; public threshold: seed 003 Alg 1)" },
     { "dp-taglmtron", DPT_DP_TAGLMTRON, "DP-TAGLMtron (seed 000 Alg 3, tree aggregation)" },
     { "dp-mbglmtron", DPT_DP_MBGLMTRON, "DP-MBGLMtron (seed 003 Alg 3, noisy-doubling threshold)" },
     { "mbglmtron", DPT_MBGLMTRON, "mini-batch GLMtron (DP-MBGLMtron without noise)" },
-    { "sgd", DPT_SGD, "SGD on the ReLU loss (non-private reference)" },
-    { "dp-sgd", DPT_DP_SGD, "DP-SGD for ReLU regression (Poisson sampling, the baseline)" },
+    { "relu-sgd", DPT_SGD, "SGD on the ReLU regression loss (non-private reference)" },
+    { "dp-relu-sgd", DPT_DP_SGD, "DP-SGD for ReLU regression (Poisson sampling, the papers' baseline)" },
 };
 #define NUM_ALGORITHMS (sizeof algorithms / sizeof algorithms[0])
 
-#ifdef HAVE_OPENBLAS
-char *openblas_get_config(void);   /* OpenBLAS's own description of its build */
-#endif
-
-/* The version and the CBLAS linked (configure chose it: OpenBLAS when
- * installed, else GSL's reference one). */
-static void print_version(void)
-{
-    printf("dptrain %s (libdpacct %s)\n", PACKAGE_VERSION, dpa_version());
-#ifdef HAVE_OPENBLAS
-    printf("CBLAS: %s, through GSL's CBLAS interface (%s)\n", DPA_CBLAS_NAME, openblas_get_config());
-#else
-    printf("CBLAS: %s\n", DPA_CBLAS_NAME);
-#endif
-}
 
 static void print_help(void)
 {
@@ -71,6 +43,9 @@ static void print_help(void)
            "record (replace-one neighbours), and the report gives the certified epsilon\n"
            "spent next to the noise the paper's closed-form theorem would have used.\n\nAlgorithms:\n");
     for (size_t i = 0; i < NUM_ALGORITHMS; i++) printf("  %-13s %s\n", algorithms[i].name, algorithms[i].about);
+    printf("\nClassification (seed 001; 'dptrain sgd --help' for their options):\n"
+           "  sgd           DP-SGD on softmax regression, the gated-ReLU convex model or a ReLU network\n"
+           "  ncgd          NoisyCGD on a convex model, final iterate only (hidden-state accounting)\n");
     printf("\nData:\n"
            "  --data FILE            CSV (header line; --target names the column, default the last),\n"
            "                         libsvm (--input-format libsvm) or IDX images (--input-format idx,\n"
@@ -130,30 +105,7 @@ typedef struct {
     dpt_glm_options opt;
 } args;
 
-static int parse_double(const char *name, const char *text, double lo, int lo_open, double hi, int hi_open, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || *end || errno || !isfinite(v) || (lo_open ? !(v > lo) : !(v >= lo)) ||
-        (hi_open ? !(v < hi) : !(v <= hi)))
-        return usage_error("--%s: expected a number in %c%g, %g%c, got '%s'", name, lo_open ? '(' : '[', lo, hi,
-                           hi_open ? ')' : ']', text);
-    *out = v;
-    return 0;
-}
 
-static int parse_count(const char *name, const char *text, uint64_t lo, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (text[0] == '-' || text[0] == '+' || text[0] == ' ') return usage_error("--%s: expected a whole number, got '%s'", name, text);
-    unsigned long long v = strtoull(text, &end, 10);
-    if (end == text || *end || errno || v < lo)
-        return usage_error("--%s: expected a whole number >= %llu, got '%s'", name, (unsigned long long)lo, text);
-    *out = v;
-    return 0;
-}
 
 static int parse_args(int argc, char **argv, args *a)
 {
@@ -184,11 +136,7 @@ static int parse_args(int argc, char **argv, args *a)
         case 'h': print_help(); return -1;
         case O_VERSION: print_version(); return -1;
         case O_DATA: a->data = optarg; break;
-        case O_INFMT:
-            if (strcmp(optarg, "csv") && strcmp(optarg, "libsvm") && strcmp(optarg, "idx"))
-                return usage_error("--input-format: expected csv, libsvm or idx, got '%s'", optarg);
-            a->input_format = optarg;
-            break;
+        case O_INFMT: st = parse_input_format(optarg, &a->input_format); break;
         case O_TARGET: a->target = optarg; break;
         case O_LABELS: a->labels = optarg; break;
         case O_SYNTH: a->synthetic = optarg; break;
@@ -247,27 +195,7 @@ static int parse_args(int argc, char **argv, args *a)
     return 0;
 }
 
-/* One line on stderr: "dptrain: " and the library's message, whose own
- * "dptrain: " prefix (the trainers' messages carry it) is not repeated. */
-static void print_error(const dpa_error *err)
-{
-    const char *m = err->message;
-    if (strncmp(m, "dptrain: ", 9) == 0) m += 9;
-    fprintf(stderr, "dptrain: %s\n", m);
-}
 
-static void progress_bar(void *ctx, uint64_t done, uint64_t total)
-{
-    const struct timespec *start = ctx;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double el = (double)(now.tv_sec - start->tv_sec) + 1e-9 * (double)(now.tv_nsec - start->tv_nsec);
-    int width = 30, fill = total ? (int)((double)width * (double)done / (double)total) : width;
-    fprintf(stderr, "\r[%.*s%*s] %llu/%llu steps  %.1f s", fill, "##############################", width - fill, "",
-            (unsigned long long)done, (unsigned long long)total, el);
-    if (done == total) fputc('\n', stderr);
-    fflush(stderr);
-}
 
 static int load_data(const args *a, dpt_dataset *all, double **wstar, dpa_error *err)
 {
@@ -302,6 +230,7 @@ int main(int argc, char **argv)
         print_version();
         return 0;
     }
+    if (strcmp(argv[1], "sgd") == 0 || strcmp(argv[1], "ncgd") == 0) return cls_command(argc - 1, argv + 1);
     size_t which = NUM_ALGORITHMS;
     for (size_t i = 0; i < NUM_ALGORITHMS; i++)
         if (strcmp(argv[1], algorithms[i].name) == 0) which = i;

@@ -203,16 +203,7 @@ static int event_epsilon(const dpt_glm_options *opt, size_t n, double f, double 
     family_ctx c = { opt, n };
     dpa_options o;
     replace_one(&o);
-    dpa_event *e = record_event(f, &c, err);
-    if (!e) return err ? err->status : DPA_EINVAL;
-    dpa_accountant *a = dpa_accountant_new(method_of(opt), &o, err);
-    int st = a ? dpa_accountant_compose(a, e, err) : (err ? err->status : DPA_EINVAL);
-    dpa_bound b;
-    if (!st) st = dpa_accountant_epsilon(a, opt->delta, &b, err);
-    if (!st) *eps = b.upper;
-    dpa_accountant_free(a);
-    dpa_event_free(e);
-    return st;
+    return dpt_event_epsilon(method_of(opt), &o, record_event(f, &c, err), opt->delta, eps, err);
 }
 
 /* DP-GLMtron in one epoch: the shuffled bound or the plain one, whichever
@@ -292,14 +283,8 @@ int glm_histogram_budget(const dpt_glm_options *opt, size_t n, dpt_histogram_par
     if (opt->threshold_epsilon > 0.0) inv = 1.0 / opt->threshold_epsilon;
     else if ((st = dpa_calibrate("pld", &o, histogram_family, &c, opt->epsilon, opt->delta, 1.0, 100.0, &inv, err)))
         return st;
-    dpa_event *e = histogram_family(inv, &c, err);
-    dpa_accountant *a = e ? dpa_accountant_new("pld", &o, err) : NULL;
-    dpa_bound b;
-    st = a ? dpa_accountant_compose(a, e, err) : (err ? err->status : DPA_EINVAL);
-    if (!st) st = dpa_accountant_epsilon(a, opt->delta, &b, err);
-    dpa_accountant_free(a);
-    dpa_event_free(e);
-    if (st) return st;
+    double spent;
+    if ((st = dpt_event_epsilon("pld", &o, histogram_family(inv, &c, err), opt->delta, &spent, err))) return st;
     p->epsilon1 = 1.0 / inv;
     p->delta1 = c.delta1;
     double K = ceil(opt->histogram_c1 * log((double)n / c.delta1) / p->epsilon1);
@@ -312,7 +297,7 @@ int glm_histogram_budget(const dpt_glm_options *opt, size_t n, dpt_histogram_par
     out->threshold_epsilon1 = p->epsilon1;
     out->threshold_delta1 = p->delta1;
     out->threshold_groups = p->groups;
-    out->threshold_spent = b.upper;
+    out->threshold_spent = spent;
     if (opt->epsilon > 0.0) out->paper_threshold_epsilon1 = opt->epsilon / sqrt(8.0 * calls * log(2.0 / opt->delta));
     return DPA_OK;
 }

@@ -22,19 +22,19 @@ SEEDS=${SEEDS:-3}
 DIR=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
 HERE=$(dirname "$0")
 . "$HERE/tune.sh"
-ALGS="dp-sgd dp-glmtron dp-mbglmtron dp-taglmtron mbglmtron"
+ALGS="dp-relu-sgd dp-glmtron dp-mbglmtron dp-taglmtron mbglmtron"
 grid() {
     for lr in 1e-4 1e-3 1e-2; do
         case $1 in
             *mbglmtron) echo "--learning-rate:$lr:--estimate-size:50 --learning-rate:$lr:--estimate-size:250" ;;
-            dp-sgd) for c in 1 3; do echo "--learning-rate:$lr:--clip:$c --learning-rate:$lr:--clip:$c:--init-scale:1"; done ;;
+            dp-relu-sgd) for c in 1 3; do echo "--learning-rate:$lr:--clip:$c --learning-rate:$lr:--clip:$c:--init-scale:1"; done ;;
             *) for c in 0.3 1 3; do echo "--learning-rate:$lr:--clip:$c"; done ;;
         esac
     done
 }
 fixed() {
     case $1 in
-        dp-sgd) echo "--batch-size 256" ;;
+        dp-relu-sgd) echo "--batch-size 256" ;;
         *mbglmtron) echo "--batch-size 500 --threshold private" ;;
         *) echo "" ;;
     esac

@@ -27,7 +27,7 @@ TEST=2000
 HERE=$(dirname "$0")
 . "$HERE/tune.sh"
 mkdir -p "$OUT"
-ALGS="dp-glmtron dp-taglmtron dp-sgd"
+ALGS="dp-glmtron dp-taglmtron dp-relu-sgd"
 GLM_GRID="--clip:0.3 --clip:1 --clip:3"
 SGD_GRID="--clip:0.3 --clip:1 --clip:3 --clip:0.3:--init-scale:1 --clip:1:--init-scale:1 --clip:3:--init-scale:1"
 : >"$OUT/synthetic-tuned.txt"
@@ -48,7 +48,7 @@ for decay in 2 3; do
         for alg in $ALGS; do
             grid=$GLM_GRID
             extra=""
-            [ "$alg" = dp-sgd ] && grid=$SGD_GRID && extra="--batch-size 10"
+            [ "$alg" = dp-relu-sgd ] && grid=$SGD_GRID && extra="--batch-size 10"
             # shellcheck disable=SC2046
             best=$(tune excess_risk "$grid" "$DPTRAIN" "$alg" $(problem 550 100 "$decay" "$eps") $extra)
             echo "i^-$decay eps $eps $alg: $(expand "$best")" >>"$OUT/synthetic-tuned.txt"
@@ -62,7 +62,7 @@ for decay in 2 3; do
                 i=$((i + 1))
                 cfg=$(echo "$chosen" | awk -v i="$i" '{ print $i }')
                 extra=""
-                [ "$alg" = dp-sgd ] && extra="--batch-size 10"
+                [ "$alg" = dp-relu-sgd ] && extra="--batch-size 10"
                 vals=""
                 s=1
                 while [ "$s" -le "$SEEDS" ]; do

@@ -30,14 +30,14 @@ grid() {   # grid ALG: the configurations tried
     for lr in $LRS; do
         case $1 in
             dp-mbglmtron) echo "--learning-rate:$lr:--estimate-size:20 --learning-rate:$lr:--estimate-size:100" ;;
-            dp-sgd) for c in 0.3 1 3; do echo "--learning-rate:$lr:--clip:$c --learning-rate:$lr:--clip:$c:--init-scale:1"; done ;;
+            dp-relu-sgd) for c in 0.3 1 3; do echo "--learning-rate:$lr:--clip:$c --learning-rate:$lr:--clip:$c:--init-scale:1"; done ;;
             *) for c in 0.3 1 3; do echo "--learning-rate:$lr:--clip:$c"; done ;;
         esac
     done
 }
 fixed() {   # fixed ALG: the options that are not tuned
     case $1 in
-        dp-sgd) echo "--batch-size 32" ;;
+        dp-relu-sgd) echo "--batch-size 32" ;;
         dp-mbglmtron) echo "--batch-size 200 --threshold private" ;;
         *) echo "" ;;
     esac
@@ -52,7 +52,7 @@ echo "| eps | DP-SGD mean | DP-GLMtron mean | DP-MBGLMtron mean | DP-TAGLMtron m
 echo "|---|---|---|---|---|---|---|---|---|"
 for eps in 0.05 0.2 0.5; do
     means=""; medians=""
-    for alg in dp-sgd dp-glmtron dp-mbglmtron dp-taglmtron; do
+    for alg in dp-relu-sgd dp-glmtron dp-mbglmtron dp-taglmtron; do
         # shellcheck disable=SC2046
         best=$(tune excess_risk "$(grid "$alg")" "$DPTRAIN" "$alg" $(problem 100 "$eps") $(fixed "$alg"))
         chosen="$chosen

@@ -13,6 +13,7 @@
 # POSIX sh, awk and grep only.
 
 DPTRAIN=${DPTRAIN:-./dptrain}
+DPACCT=${DPACCT:-./dpacct}
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/dptrain-cli.XXXXXX") || exit 99
 trap 'rm -rf "$TMP"' EXIT
@@ -64,7 +65,7 @@ SYN="--synthetic n=300,d=20,decay=2,noise=0.1,seed=3"
 expect_ok "--help lists the algorithms" 'dp-mbglmtron' --help
 expect_ok "--version" '^dptrain ' --version
 expect_ok "--version names the CBLAS" '^CBLAS: (OpenBLAS|GSL)' --version
-for alg in dp-glmtron dp-taglmtron dp-mbglmtron dp-sgd; do
+for alg in dp-glmtron dp-taglmtron dp-mbglmtron dp-relu-sgd; do
     run $alg $SYN --epsilon 0.5 --delta auto --format json
     eps=$(awk -F': ' '/"epsilon"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
     check "$alg: certified epsilon <= the target 0.5" 'v1 > 0 && v1 <= 0.5' "$eps"
@@ -76,7 +77,7 @@ check "dp-glmtron, f = 4, 4 epochs: eps of 0.5-GDP (1.99309140)" \
 run dp-mbglmtron $SYN --epsilon 1 --delta 1e-5 --threshold private --batch-size 20 --format json
 check "dp-mbglmtron: the paper's multiplier 2 sqrt(ln(1/delta) + eps)/eps" \
     'v1 > 7.074722740 && v1 < 7.074722742' "$(awk -F': ' '/"paper_noise_multiplier"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")"
-expect_ok "json output is one object" '^\{$' dp-sgd $SYN --epsilon 1 --delta auto --format json
+expect_ok "json output is one object" '^\{$' dp-relu-sgd $SYN --epsilon 1 --delta auto --format json
 expect_ok "excess risk on synthetic data" '^excess risk ' dp-taglmtron $SYN --epsilon 1 --delta auto
 
 run glmtron $SYN --progress
@@ -119,11 +120,42 @@ expect_usage "histogram threshold: too few estimating records" "needs at least K
 expect_usage "histogram threshold is not DP-MBGLMtron's" "histogram" dp-mbglmtron $HSYN --epsilon 2 \
     --delta 1e-5 --threshold histogram --estimate-size 100
 expect_usage "--tail-b in (0, 1)" "--tail-b" dp-glmtron $HSYN --epsilon 2 --delta 1e-5 --tail-b 1
+# ---- classification: dptrain sgd | ncgd (seed 001) ----------------------------
+# 300 rows, 3 features, 3 classes: feature (label) shifted by 2, made by awk
+awk 'BEGIN { srand(7); print "a,b,c,label"; for (i = 0; i < 300; i++) { y = i % 3; line = "";
+    for (j = 0; j < 3; j++) { v = 2 * rand() - 1 + (j == y ? 2 : 0); line = line sprintf("%.6f,", v) }
+    print line y } }' >"$TMP/cls.csv"
+CLS="--data $TMP/cls.csv --test-fraction 0.2 --batch-size 24"
+expect_ok "sgd --help" 'NoisyCGD' sgd --help
+run sgd $CLS --epsilon 1 --delta 1e-5 --epochs 3 --batch-size 24 --learning-rate 0.5 --format json
+eps=$(awk -F': ' '/"epsilon"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
+acc=$(awk -F': ' '/"test_accuracy"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
+check "sgd: certified epsilon <= the target 1" 'v1 > 0 && v1 <= 1' "$eps"
+check "sgd: softmax learns the blobs (test accuracy > 0.6)" 'v1 > 0.6' "$acc"
+# ncgd's eps is dpacct's noisy-cgd value for the same parameters: sigma C/b
+# over the sensitivity 2C/b is sigma/2, smoothness beta + lambda
+run ncgd $CLS --noise-multiplier 4 --delta 1e-5 --epochs 3 --batch-size 24 --learning-rate 0.01 --l2 0.5 --format json
+eps=$(awk -F': ' '/"epsilon"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
+beta=$(awk -F': ' '/"smoothness"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
+ref=$("$DPACCT" epsilon --mechanism noisy-cgd --sigma 2 --batches 10 --epochs 3 --step-size 0.01 --strong-convexity 0.5 \
+      --smoothness "$beta" --relation replace-one --delta 1e-5 --accountant gdp --format csv | awk -F, 'NR == 2 { print $5 }')
+check "ncgd: eps is dpacct's noisy-cgd value (relative 1e-8: the two round sigma/sensitivity apart)" \
+    'v1 > 0 && (v1 - v2) ^ 2 <= (1e-8 * v2) ^ 2' "$eps" "$ref"
+expect_usage "ncgd: a step above 2/(beta + lambda) is refused" "use a step below" ncgd $CLS --noise-multiplier 4 \
+    --delta 1e-5 --learning-rate 10 --l2 0.5
+expect_usage "ncgd: the ReLU network is not convex" "not convex" ncgd $CLS --model relu --noise-multiplier 4 \
+    --delta 1e-5 --learning-rate 0.01 --l2 0.5
+expect_usage "ncgd: lambda > 0 needed" "lambda > 0" ncgd $CLS --noise-multiplier 4 --delta 1e-5 --learning-rate 0.01
+expect_usage "sgd: --relation choices" "--relation" sgd $CLS --epsilon 1 --delta 1e-5 --relation maybe
+expect_usage "sgd: --model choices" "--model" sgd $CLS --epsilon 1 --delta 1e-5 --model deep
+printf 'a,label\n1,0\n2,1.5\n3,1\n' >"$TMP/badlabel.csv"
+expect_usage "sgd: a label that is not a class" "row" sgd --data "$TMP/badlabel.csv" --test-fraction 0 --no-noise \
+    --batch-size 1
 expect_usage "data and synthetic exclusive" "exactly one" glmtron $SYN --data "$TMP/ok.csv"
 expect_usage "bad synthetic spec" "zeta" glmtron --synthetic n=100,zeta=foo
 expect_usage "unknown option" "unknown option" glmtron $SYN --frobnicate
 expect_usage "idx needs --labels" "--labels" glmtron --data x --input-format idx
-expect_usage "batch larger than the data" "batch" dp-sgd $SYN --epsilon 1 --delta auto --batch-size 100000
+expect_usage "batch larger than the data" "batch" dp-relu-sgd $SYN --epsilon 1 --delta auto --batch-size 100000
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,162 @@
+/*
+ * classify.c - DP-SGD and NoisyCGD on the classification models of
+ * models.c: the training loops.  The noise, the step check and the
+ * accounting come from classify_privacy.c.  Seed 001 (Koskela, hidden-state
+ * DP) and ../shared/notes/noisycgd-seed-001.md, A3 and A4.
+ *
+ * Both add N(0, (sigma C)^2 I) to the sum of the clipped per-example
+ * gradients and divide by b: on the mean that is seed 001's sigma C / b.
+ * The regulariser's gradient lambda theta is added afterwards, unclipped
+ * and noise-free (note A3).
+ */
+#include <config.h>
+
+#include "dpt_cls_internal.h"
+
+#include <gsl/gsl_cblas.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const dpt_dataset *data;
+    dpt_model *model;
+    const dpt_cls_options *opt;
+    dpt_cls_result *res;
+    double beta;
+    double *theta, *grad;
+    size_t size;
+    size_t *rows;
+    gsl_rng *rng;
+    double energy, expected;     /* injected noise, for the noise check */
+    uint64_t steps, total, next_report;
+} cls_run;
+
+/* eta_t at step t of T (t/T of the way through); epochs_done as a real. */
+static double step_size(const dpt_cls_options *opt, uint64_t t, uint64_t T, double epochs_done)
+{
+    switch (opt->schedule) {
+    case DPT_SCHEDULE_STEP: return opt->learning_rate * pow(opt->decay, floor(epochs_done / opt->decay_epochs));
+    case DPT_SCHEDULE_COSINE: return opt->learning_rate * 0.5 * (1.0 + cos(M_PI * (double)t / (double)T));
+    default: return opt->learning_rate;
+    }
+}
+
+/* One update from the b examples rows[0..count-1]: theta -= eta ((sum of
+ * clipped gradients + noise) / b + lambda theta). */
+static int update(cls_run *R, const size_t *rows, size_t count, double eta, dpa_error *err)
+{
+    const dpt_cls_options *opt = R->opt;
+    memset(R->grad, 0, R->size * sizeof *R->grad);
+    if (count) {
+        double loss = dpt_model_clipped_grad_sum(R->model, R->data, rows, count, opt->clip, R->grad, NULL, err);
+        if (isnan(loss)) return err && err->status ? err->status : DPA_EINVAL;
+    }
+    if (!opt->noise_off) {
+        double std = R->res->noise_multiplier * opt->clip;
+        for (size_t j = 0; j < R->size; j++) {
+            double z = gsl_ran_gaussian_ziggurat(R->rng, std);
+            R->energy += z * z;
+            R->grad[j] += z;
+        }
+        R->expected += (double)R->size * std * std;
+    }
+    cblas_dscal((int)R->size, 1.0 / (double)opt->batch_size, R->grad, 1);
+    if (R->res->l2 > 0.0) cblas_daxpy((int)R->size, R->res->l2, R->theta, 1, R->grad, 1);
+    cblas_daxpy((int)R->size, -eta, R->grad, 1, R->theta, 1);
+    R->steps++;
+    if (opt->progress && (R->steps >= R->next_report || R->steps == R->total)) {
+        opt->progress(opt->progress_ctx, R->steps, R->total);
+        R->next_report = R->steps + R->total / 100 + 1;
+    }
+    return DPA_OK;
+}
+
+static int epoch_done(cls_run *R, uint64_t epoch, dpa_error *err)
+{
+    const dpt_cls_options *opt = R->opt;
+    if (!opt->epoch_done) return DPA_OK;
+    double eps;
+    int st = cls_epoch_epsilon(R->data->n, R->beta, opt, R->res, epoch, &eps, err);
+    if (!st) opt->epoch_done(opt->epoch_ctx, R->model, epoch, eps);
+    return st;
+}
+
+/* DP-SGD: T = ceil(E n / b) steps of Poisson batches at q = b / n. */
+static int dp_sgd(cls_run *R, dpa_error *err)
+{
+    const dpt_cls_options *opt = R->opt;
+    size_t n = R->data->n;
+    double q = (double)opt->batch_size / (double)n;
+    uint64_t T = R->total, epoch = 0;
+    for (uint64_t t = 0; t < T; t++) {
+        size_t count = 0;
+        for (size_t i = 0; i < n; i++)
+            if (q >= 1.0 || gsl_rng_uniform(R->rng) < q) R->rows[count++] = i;
+        double done = (double)t * q;
+        int st = update(R, R->rows, count, step_size(opt, t, T, done), err);
+        if (st) return st;
+        uint64_t now = (uint64_t)floor((double)(t + 1) * q + 1e-9);
+        if (t + 1 == T) now = opt->epochs;
+        while (epoch < now && epoch < opt->epochs)
+            if ((st = epoch_done(R, ++epoch, err))) return st;
+    }
+    return DPA_OK;
+}
+
+/* NoisyCGD: the k = floor(n / b) batches rows [j b, (j + 1) b), in order,
+ * every epoch (a data-independent partition: the data's own order). */
+static int noisy_cgd(cls_run *R, dpa_error *err)
+{
+    const dpt_cls_options *opt = R->opt;
+    size_t b = opt->batch_size, k = R->data->n / b;
+    for (size_t i = 0; i < R->data->n; i++) R->rows[i] = i;
+    for (uint64_t e = 1; e <= opt->epochs; e++) {
+        for (size_t j = 0; j < k; j++) {
+            int st = update(R, R->rows + j * b, b, opt->learning_rate, err);
+            if (st) return st;
+        }
+        int st = epoch_done(R, e, err);
+        if (st) return st;
+    }
+    return DPA_OK;
+}
+
+int dpt_cls_train(const dpt_dataset *train, dpt_model *model, const dpt_cls_options *opt, dpt_cls_result *out,
+                  dpa_error *err)
+{
+    if (!out) return dpt_fail(err, DPA_EINVAL, "dptrain: result is NULL");
+    memset(out, 0, sizeof *out);
+    if (!train || !model || !train->x || !train->y)
+        return dpt_fail(err, DPA_EINVAL, "dptrain: training data or model is NULL");
+    int st = cls_check(train->n, opt, err);
+    if (st) return st;
+    if (!opt->noise_off && !isfinite(opt->clip))
+        return dpt_fail(err, DPA_EINVAL, "dptrain: a private run needs a finite clip");
+    double beta = 0.0;
+    if (opt->algorithm == DPT_CLS_NOISY_CGD) {
+        beta = opt->smoothness > 0.0 ? opt->smoothness : dpt_model_smoothness(model, train);
+        if (!isfinite(beta))
+            return dpt_fail(err, DPA_EINVAL, "dptrain: NoisyCGD needs a convex model (softmax or convex); the ReLU network "
+                            "is not convex, so its hidden-state bound does not apply");
+    }
+    if ((st = cls_noise(train->n, beta, opt, out, err))) return st;
+
+    cls_run R = { .data = train, .model = model, .opt = opt, .res = out, .beta = beta };
+    R.size = dpt_model_size(model);
+    R.theta = dpt_model_params(model);
+    R.total = opt->algorithm == DPT_CLS_DP_SGD ? cls_sgd_steps(opt, train->n)
+                                               : opt->epochs * (uint64_t)(train->n / opt->batch_size);
+    R.grad = malloc(R.size * sizeof *R.grad);
+    R.rows = malloc(train->n * sizeof *R.rows);
+    if (!R.grad || !R.rows) st = dpt_fail(err, DPA_ENOMEM, "dptrain: out of memory");
+    if (!st && !(R.rng = dpt_rng_new(opt->seed, err))) st = DPA_ENOMEM;
+    if (!st) st = opt->algorithm == DPT_CLS_DP_SGD ? dp_sgd(&R, err) : noisy_cgd(&R, err);
+    out->steps = R.steps;
+    out->noise_ratio = R.expected > 0.0 ? R.energy / R.expected : NAN;
+    free(R.grad);
+    free(R.rows);
+    if (R.rng) gsl_rng_free(R.rng);
+    return st;
+}

@@ -1,0 +1,347 @@
+/*
+ * dptrain_cls.c - `dptrain sgd` and `dptrain ncgd`: DP-SGD and NoisyCGD on
+ * the classification models of seed 001 (softmax regression, the gated-ReLU
+ * convex model, a one-hidden-layer ReLU network), with the noise from
+ * libdpacct, and a report of the test accuracy and the certified eps.
+ *
+ * Exit status: 0 success, 1 library failure, 2 bad usage or bad input.
+ */
+#include <config.h>
+
+#include "dptrain_cli.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+    const char *data, *labels, *input_format, *target, *test_data, *test_labels;
+    double test_fraction, feature_scale;
+    int standardize, json, progress, per_epoch, delta_auto, have_epsilon, have_delta;
+    size_t classes;
+    dpt_model_spec model;
+    dpt_cls_options opt;
+} cls_args;
+
+static void cls_help(void)
+{
+    printf("Usage: dptrain sgd|ncgd --data FILE [--labels FILE] (--epsilon E | --noise-multiplier S) --delta D\n"
+           "                        [OPTIONS]\n\n"
+           "Classification with the models of seed 001 (Koskela, hidden-state DP), the noise\n"
+           "from libdpacct:\n"
+           "  sgd    DP-SGD: Poisson batches at q = B/n, per-example clipping at C, noise sigma C\n"
+           "         on the sum divided by B; every step released (composition, pld by default)\n"
+           "  ncgd   NoisyCGD: floor(n/B) fixed batches in a fixed order, L2 regularisation lambda,\n"
+           "         constant step, only the final model released (Bok et al.'s hidden-state GDP\n"
+           "         bound); the step must be below 2/(beta + lambda), beta the smoothness of one\n"
+           "         example's loss, computed from the data and the model\n"
+           "\nData:\n"
+           "  --data FILE            IDX images (with --labels; Fashion-MNIST from Debian's\n"
+           "                         dataset-fashion-mnist), CSV (--target names the class column)\n"
+           "                         or libsvm (--input-format); labels are classes 0..K-1\n"
+           "  --labels FILE          IDX labels\n"
+           "  --input-format FMT     idx (default with --labels), csv or libsvm\n"
+           "  --target COL           CSV class column (default the last)\n"
+           "  --test-data FILE --test-labels FILE   a separate test set (else --test-fraction)\n"
+           "  --test-fraction X      held-out share when there is no test set (default 0.2)\n"
+           "  --feature-scale S      divide the features by S (default 1; IDX pixels are read as value/255)\n"
+           "  --standardize          mean 0, std 1 from the training data (not privatised)\n"
+           "  --classes K            number of classes (default: largest label + 1)\n"
+           "\nModel:\n"
+           "  --model M              softmax (sgd's default), convex (ncgd's default) or relu\n"
+           "  --hyperplanes P        gates of the convex model (default 64)\n"
+           "  --width W              hidden units of the ReLU network (default 200)\n"
+           "  --model-seed S         gates and initial weights (default: --seed)\n"
+           "\nPrivacy:\n"
+           "  --epsilon E            target epsilon: calibrates sigma (or, with --match-epsilon, lambda)\n"
+           "  --delta D|auto         target delta in (0, 1); auto = 1/n^1.1\n"
+           "  --noise-multiplier S   sigma: the noise std is sigma C on the sum of clipped gradients\n"
+           "  --relation R           sgd: replace-one (default) or add-remove\n"
+           "  --accountant NAME      sgd's accountant (default pld)\n"
+           "  --no-noise             train without noise (not private)\n"
+           "\nTraining:\n"
+           "  --epochs E             passes (default 1)\n"
+           "  --batch-size B         expected (sgd) or exact (ncgd) batch (default 1000)\n"
+           "  --learning-rate ETA    step size (default 0.1)\n"
+           "  --schedule S           sgd: constant (default), step (--decay, --decay-epochs) or cosine\n"
+           "  --decay F --decay-epochs N   the step schedule (defaults 0.5, 10)\n"
+           "  --clip C               per-example L2 clip (default 1)\n"
+           "  --l2 LAMBDA            L2 regularisation (ncgd needs lambda > 0)\n"
+           "  --eta-lambda X         lambda = X / eta (seed 001 fixes the product)\n"
+           "  --match-epsilon        ncgd: the smallest lambda whose eps meets --epsilon at the given\n"
+           "                         --noise-multiplier (as seed 001 matches DP-SGD's eps)\n"
+           "  --smoothness BETA      ncgd: use this beta instead of the model's bound on the data\n"
+           "  --seed S               split, sampling and noise (default 1)\n"
+           "\nOutput:\n"
+           "  --per-epoch            the eps and test accuracy after every epoch (each a separate release)\n"
+           "  --format FMT           table (default) or json\n"
+           "  --progress             progress bar on stderr even when it is not a terminal\n"
+           "\nExit status: 0 success, 1 library failure, 2 bad usage or bad input.\n");
+}
+
+static int parse_cls_args(int argc, char **argv, cls_args *a)
+{
+    enum {
+        O_DATA = 256, O_LABELS, O_INFMT, O_TARGET, O_TDATA, O_TLABELS, O_TESTFR, O_SCALE, O_STD, O_CLASSES, O_MODEL,
+        O_P, O_W, O_MSEED, O_EPS, O_DELTA, O_NM, O_REL, O_ACC, O_NONOISE, O_EPOCHS, O_BATCH, O_LR, O_SCHED, O_DECAY,
+        O_DEPOCHS, O_CLIP, O_L2, O_ETAL, O_MATCH, O_SMOOTH, O_SEED, O_PEREPOCH, O_FORMAT, O_PROGRESS
+    };
+    static const struct option longs[] = {
+        { "data", 1, 0, O_DATA }, { "labels", 1, 0, O_LABELS }, { "input-format", 1, 0, O_INFMT },
+        { "target", 1, 0, O_TARGET }, { "test-data", 1, 0, O_TDATA }, { "test-labels", 1, 0, O_TLABELS },
+        { "test-fraction", 1, 0, O_TESTFR }, { "feature-scale", 1, 0, O_SCALE }, { "standardize", 0, 0, O_STD },
+        { "classes", 1, 0, O_CLASSES }, { "model", 1, 0, O_MODEL }, { "hyperplanes", 1, 0, O_P },
+        { "width", 1, 0, O_W }, { "model-seed", 1, 0, O_MSEED }, { "epsilon", 1, 0, O_EPS }, { "delta", 1, 0, O_DELTA },
+        { "noise-multiplier", 1, 0, O_NM }, { "relation", 1, 0, O_REL }, { "accountant", 1, 0, O_ACC },
+        { "no-noise", 0, 0, O_NONOISE }, { "epochs", 1, 0, O_EPOCHS }, { "batch-size", 1, 0, O_BATCH },
+        { "learning-rate", 1, 0, O_LR }, { "schedule", 1, 0, O_SCHED }, { "decay", 1, 0, O_DECAY },
+        { "decay-epochs", 1, 0, O_DEPOCHS }, { "clip", 1, 0, O_CLIP }, { "l2", 1, 0, O_L2 },
+        { "eta-lambda", 1, 0, O_ETAL }, { "match-epsilon", 0, 0, O_MATCH }, { "smoothness", 1, 0, O_SMOOTH },
+        { "seed", 1, 0, O_SEED }, { "per-epoch", 0, 0, O_PEREPOCH }, { "format", 1, 0, O_FORMAT },
+        { "progress", 0, 0, O_PROGRESS }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+    };
+    opterr = 0;
+    optind = 1;
+    int c, st = 0, have_mseed = 0;
+    uint64_t u;
+    while ((c = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'h': cls_help(); return -1;
+        case O_DATA: a->data = optarg; break;
+        case O_LABELS: a->labels = optarg; break;
+        case O_INFMT: st = parse_input_format(optarg, &a->input_format); break;
+        case O_TARGET: a->target = optarg; break;
+        case O_TDATA: a->test_data = optarg; break;
+        case O_TLABELS: a->test_labels = optarg; break;
+        case O_TESTFR: st = parse_double("test-fraction", optarg, 0.0, 0, 1.0, 1, &a->test_fraction); break;
+        case O_SCALE: st = parse_double("feature-scale", optarg, 0.0, 1, INFINITY, 1, &a->feature_scale); break;
+        case O_STD: a->standardize = 1; break;
+        case O_CLASSES: st = parse_count("classes", optarg, 2, &u); a->classes = (size_t)u; break;
+        case O_MODEL:
+            if (strcmp(optarg, "softmax") == 0) a->model.kind = DPT_MODEL_SOFTMAX;
+            else if (strcmp(optarg, "convex") == 0) a->model.kind = DPT_MODEL_CONVEX;
+            else if (strcmp(optarg, "relu") == 0) a->model.kind = DPT_MODEL_RELU;
+            else return usage_error("--model: expected softmax, convex or relu, got '%s'", optarg);
+            break;
+        case O_P: st = parse_count("hyperplanes", optarg, 1, &u); a->model.hyperplanes = (size_t)u; break;
+        case O_W: st = parse_count("width", optarg, 1, &u); a->model.width = (size_t)u; break;
+        case O_MSEED: st = parse_count("model-seed", optarg, 0, &u); a->model.seed = (unsigned long)u; have_mseed = 1; break;
+        case O_EPS: st = parse_double("epsilon", optarg, 0.0, 1, INFINITY, 1, &a->opt.epsilon); a->have_epsilon = 1; break;
+        case O_DELTA:
+            a->have_delta = 1;
+            if (strcmp(optarg, "auto") == 0) a->delta_auto = 1;
+            else st = parse_double("delta", optarg, 0.0, 1, 1.0, 1, &a->opt.delta);
+            break;
+        case O_NM: st = parse_double("noise-multiplier", optarg, 0.0, 1, INFINITY, 1, &a->opt.noise_multiplier); break;
+        case O_REL:
+            if (strcmp(optarg, "replace-one") == 0) a->opt.relation = DPA_REPLACE_ONE;
+            else if (strcmp(optarg, "add-remove") == 0) a->opt.relation = DPA_ADD_REMOVE;
+            else return usage_error("--relation: expected replace-one or add-remove, got '%s'", optarg);
+            break;
+        case O_ACC: a->opt.accountant = optarg; break;
+        case O_NONOISE: a->opt.noise_off = 1; break;
+        case O_EPOCHS: st = parse_count("epochs", optarg, 1, &a->opt.epochs); break;
+        case O_BATCH: st = parse_count("batch-size", optarg, 1, &u); a->opt.batch_size = (size_t)u; break;
+        case O_LR: st = parse_double("learning-rate", optarg, 0.0, 1, INFINITY, 1, &a->opt.learning_rate); break;
+        case O_SCHED:
+            if (strcmp(optarg, "constant") == 0) a->opt.schedule = DPT_SCHEDULE_CONSTANT;
+            else if (strcmp(optarg, "step") == 0) a->opt.schedule = DPT_SCHEDULE_STEP;
+            else if (strcmp(optarg, "cosine") == 0) a->opt.schedule = DPT_SCHEDULE_COSINE;
+            else return usage_error("--schedule: expected constant, step or cosine, got '%s'", optarg);
+            break;
+        case O_DECAY: st = parse_double("decay", optarg, 0.0, 1, 1.0, 0, &a->opt.decay); break;
+        case O_DEPOCHS: st = parse_double("decay-epochs", optarg, 0.0, 1, INFINITY, 1, &a->opt.decay_epochs); break;
+        case O_CLIP: st = parse_double("clip", optarg, 0.0, 1, INFINITY, 1, &a->opt.clip); break;
+        case O_L2: st = parse_double("l2", optarg, 0.0, 0, INFINITY, 1, &a->opt.l2); break;
+        case O_ETAL: st = parse_double("eta-lambda", optarg, 0.0, 1, 1.0, 1, &a->opt.eta_lambda); break;
+        case O_MATCH: a->opt.match_epsilon = 1; break;
+        case O_SMOOTH: st = parse_double("smoothness", optarg, 0.0, 1, INFINITY, 1, &a->opt.smoothness); break;
+        case O_SEED: st = parse_count("seed", optarg, 0, &u); a->opt.seed = (unsigned long)u; break;
+        case O_PEREPOCH: a->per_epoch = 1; break;
+        case O_FORMAT:
+            if (strcmp(optarg, "table") == 0) a->json = 0;
+            else if (strcmp(optarg, "json") == 0) a->json = 1;
+            else return usage_error("--format: expected table or json, got '%s'", optarg);
+            break;
+        case O_PROGRESS: a->progress = 1; break;
+        case ':': return usage_error("%s: needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option %s (see 'dptrain %s --help')", argv[optind - 1], argv[0]);
+        }
+        if (st) return st;
+    }
+    if (optind < argc) return usage_error("unexpected argument '%s' (see 'dptrain %s --help')", argv[optind], argv[0]);
+    if (!have_mseed) a->model.seed = a->opt.seed;
+    return 0;
+}
+
+static int load(const char *path, const char *labels, const cls_args *a, dpt_dataset *out, dpa_error *err)
+{
+    const char *fmt = a->input_format ? a->input_format : labels ? "idx" : "csv";
+    if (strcmp(fmt, "idx") == 0) return dpt_load_idx(path, labels, out, err);
+    if (strcmp(fmt, "libsvm") == 0) return dpt_load_libsvm(path, 0, out, err);
+    return dpt_load_csv(path, a->target, out, err);
+}
+
+/* The per-epoch curve: epoch, eps and the test accuracy, kept for the report. */
+typedef struct {
+    const dpt_dataset *test;
+    size_t count;
+    double eps[4096], accuracy[4096];
+} curve;
+
+static void on_epoch(void *ctx, const dpt_model *m, uint64_t epoch, double eps)
+{
+    curve *cv = ctx;
+    double loss;
+    dpt_model_evaluate(m, cv->test, &loss, &cv->accuracy[epoch - 1]);
+    cv->eps[epoch - 1] = eps;
+    cv->count = (size_t)epoch;
+}
+
+static void scale_features(dpt_dataset *ds, double s)
+{
+    if (s == 1.0 || !ds->x) return;
+    for (size_t i = 0; i < ds->n * ds->d; i++) ds->x[i] /= s;
+}
+
+static void print_report(const cls_args *a, const char *cmd, const dpt_dataset *train, const dpt_dataset *test,
+                         const dpt_model *model, const dpt_cls_result *res, const curve *cv, double secs)
+{
+    double test_loss, test_acc, train_loss, train_acc;
+    dpt_model_evaluate(model, test, &test_loss, &test_acc);
+    dpt_model_evaluate(model, train, &train_loss, &train_acc);
+    static const char *names[] = { "softmax", "convex", "relu" };
+    const char *mname = names[a->model.kind];
+    int priv = isfinite(res->epsilon);
+    if (a->json) {
+        printf("{\n  \"algorithm\": \"%s\",\n  \"model\": \"%s\",\n  \"parameters\": %zu,\n", cmd, mname,
+               dpt_model_size(model));
+        printf("  \"train_examples\": %zu,\n  \"test_examples\": %zu,\n  \"features\": %zu,\n  \"classes\": %zu,\n",
+               train->n, test->n, train->d, a->model.classes);
+        printf("  \"steps\": %llu,\n  \"test_accuracy\": %.6f,\n  \"test_loss\": %.8g,\n  \"train_accuracy\": %.6f,\n",
+               (unsigned long long)res->steps, test_acc, test_loss, train_acc);
+        if (priv) printf("  \"epsilon\": %.10g,\n  \"delta\": %.6g,\n", res->epsilon, a->opt.delta);
+        else printf("  \"epsilon\": null,\n  \"delta\": null,\n");
+        printf("  \"noise_multiplier\": %.10g,\n  \"l2\": %.10g,\n", res->noise_multiplier, res->l2);
+        if (res->mu > 0.0) printf("  \"mu\": %.10g,\n  \"smoothness\": %.10g,\n", res->mu, res->smoothness);
+        if (cv->count) {
+            printf("  \"per_epoch\": [");
+            for (size_t e = 0; e < cv->count; e++)
+                printf("%s{ \"epoch\": %zu, \"epsilon\": %.8g, \"test_accuracy\": %.6f }", e ? ", " : "", e + 1,
+                       cv->eps[e], cv->accuracy[e]);
+            printf("],\n");
+        }
+        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", res->accounting, secs);
+        return;
+    }
+    printf("algorithm          %s (%s model, %zu parameters)\n", cmd, mname, dpt_model_size(model));
+    printf("examples           %zu train, %zu test, %zu features, %zu classes\n", train->n, test->n, train->d,
+           a->model.classes);
+    printf("steps              %llu\n", (unsigned long long)res->steps);
+    printf("test accuracy      %.4f   (loss %.5g)\n", test_acc, test_loss);
+    printf("train accuracy     %.4f\n", train_acc);
+    if (priv) printf("epsilon (upper)    %.6g   at delta %.3g, certified\n", res->epsilon, a->opt.delta);
+    else printf("epsilon            not private\n");
+    if (res->noise_multiplier > 0.0) printf("noise multiplier   %.6g\n", res->noise_multiplier);
+    if (res->l2 > 0.0) printf("lambda             %.6g   (eta lambda %.3g)\n", res->l2, res->l2 * a->opt.learning_rate);
+    if (res->mu > 0.0) printf("mu (GDP)           %.6g   (beta + lambda %.6g)\n", res->mu, res->smoothness);
+    if (res->unused) printf("unused examples    %zu   (not in any of the fixed batches)\n", res->unused);
+    for (size_t e = 0; e < cv->count; e++)
+        printf("epoch %-5zu        eps %.5g, test accuracy %.4f\n", e + 1, cv->eps[e], cv->accuracy[e]);
+    printf("accounting         %s\n", res->accounting);
+    printf("time               %.3f s\n", secs);
+}
+
+int cls_command(int argc, char **argv)
+{
+    const char *cmd = argv[0];
+    int ncgd = strcmp(cmd, "ncgd") == 0;
+    cls_args a = { .test_fraction = 0.2 };
+    dpt_cls_defaults(&a.opt);
+    a.opt.algorithm = ncgd ? DPT_CLS_NOISY_CGD : DPT_CLS_DP_SGD;
+    a.model.kind = ncgd ? DPT_MODEL_CONVEX : DPT_MODEL_SOFTMAX;
+    a.model.hyperplanes = 64;
+    a.model.width = 200;
+    int st = parse_cls_args(argc, argv, &a);
+    if (st < 0) return 0;
+    if (st) return st;
+    if (!a.data) return usage_error("--data: required (see 'dptrain %s --help')", cmd);
+    int idx = a.input_format ? strcmp(a.input_format, "idx") == 0 : a.labels != NULL;
+    if (a.test_labels && !a.test_data) return usage_error("--test-labels needs --test-data");
+    if (idx && a.test_data && !a.test_labels) return usage_error("--test-data: IDX images need --test-labels");
+    if (a.per_epoch && a.opt.epochs > 4096) return usage_error("--per-epoch: at most 4096 epochs");
+    if (!a.opt.noise_off) {
+        if (!a.have_delta) return usage_error("--delta: required (a number or auto)");
+        if (!a.have_epsilon && !(a.opt.noise_multiplier > 0.0))
+            return usage_error("--epsilon: required (or --noise-multiplier)");
+        if (a.opt.match_epsilon && (!a.have_epsilon || !(a.opt.noise_multiplier > 0.0)))
+            return usage_error("--match-epsilon: needs --epsilon and --noise-multiplier");
+    }
+
+    dpa_error err = { 0 };
+    dpt_dataset all = { 0 }, train = { 0 }, test = { 0 };
+    dpt_model *model = NULL;
+    int rc = 0;
+    if ((st = load(a.data, a.labels, &a, &all, &err))) goto fail;
+    if (a.test_data) {
+        train = all;
+        all = (dpt_dataset){ 0 };
+        if ((st = load(a.test_data, a.test_labels, &a, &test, &err))) goto fail;
+        if (test.d != train.d) {
+            rc = usage_error("the test data has %zu features, the training data %zu", test.d, train.d);
+            goto done;
+        }
+    } else if ((st = dpt_split(&all, a.test_fraction, a.opt.seed, &train, &test, &err))) {
+        goto fail;
+    }
+    double scale = a.feature_scale > 0.0 ? a.feature_scale : 1.0;
+    scale_features(&train, scale);
+    scale_features(&test, scale);
+    if (a.standardize) dpt_standardize(&train, test.n ? &test : NULL);
+    double top = 0.0;
+    for (size_t i = 0; i < train.n; i++) top = fmax(top, train.y[i]);
+    a.model.classes = a.classes ? a.classes : (size_t)top + 1;
+    if (a.model.classes < 2) a.model.classes = 2;
+    if (a.delta_auto) a.opt.delta = pow((double)train.n, -1.1);
+    if ((st = dpt_model_new(&a.model, train.d, &model, &err))) goto fail;
+
+    curve *cv = calloc(1, sizeof *cv);
+    if (!cv) {
+        rc = EXIT_LIB;
+        goto done;
+    }
+    cv->test = &test;
+    if (a.per_epoch) {
+        a.opt.epoch_done = on_epoch;
+        a.opt.epoch_ctx = cv;
+    }
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    if (a.progress || isatty(STDERR_FILENO)) {
+        a.opt.progress = progress_bar;
+        a.opt.progress_ctx = &start;
+    }
+    dpt_cls_result res;
+    st = dpt_cls_train(&train, model, &a.opt, &res, &err);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    if (!st) {
+        double secs = (double)(end.tv_sec - start.tv_sec) + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
+        print_report(&a, cmd, &train, test.n ? &test : &train, model, &res, cv, secs);
+    }
+    free(cv);
+    if (st) goto fail;
+    goto done;
+fail:
+    print_error(&err);
+    rc = st == DPA_ENOMEM ? EXIT_LIB : st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
+done:
+    dpt_model_free(model);
+    dpt_dataset_free(&all);
+    dpt_dataset_free(&train);
+    dpt_dataset_free(&test);
+    return rc;
+}

@@ -1,0 +1,517 @@
+/*
+ * models.c - the classification models of seed 001 (Koskela, "Approximating
+ * Two-Layer ReLU Networks for Hidden State Analysis in Differential
+ * Privacy"): multinomial logistic regression, the gated-ReLU convex model
+ * and the one-hidden-layer ReLU network, each with the softmax
+ * cross-entropy, its per-example clipped gradient sum and the smoothness
+ * bound NoisyCGD's hidden-state accounting needs.
+ *
+ * References are to ../shared/notes/noisycgd-seed-001.md ("the note"):
+ * A1 (the random gates), A2 (the convex model's loss), A3-A4 (per-example
+ * clipping of the whole flattened gradient), 5 item 5 (the corrected
+ * smoothness) and its last paragraph (closed-form per-example norms).
+ *
+ * Every gradient here is a sum of outer products, so a block of examples is
+ * handled by a few matrix products (CBLAS through GSL's interface) and each
+ * example's gradient norm by a closed form; no per-example gradient is ever
+ * materialised.  Batches are cut into blocks of BLOCK examples so that the
+ * workspace does not grow with the batch.
+ */
+#include <config.h>
+
+#include "dpt_internal.h"
+
+#include <gsl/gsl_cblas.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Examples per matrix product: large enough for BLAS to run at speed,
+ * small enough that the workspace (BLOCK x max(d, K, P, W) doubles a
+ * buffer) stays a few megabytes for image-sized inputs. */
+enum { BLOCK = 128 };
+
+struct dpt_model {
+    dpt_model_spec spec;
+    size_t d, K;
+    size_t hidden;       /* P (convex), W (ReLU), 0 (softmax) */
+    size_t size;         /* parameters */
+    double *params;
+    double *gates;       /* convex: u_1..u_P, P x d row-major */
+};
+
+/* ---- construction ------------------------------------------------------------ */
+
+/* a * b + c into *out; 0 when it overflows size_t. */
+static int size_muladd(size_t a, size_t b, size_t c, size_t *out)
+{
+    if (b && a > (SIZE_MAX - c) / b) return 0;
+    *out = a * b + c;
+    return 1;
+}
+
+/* The parameter count of the spec's layout (dptrain.h); 0 when it
+ * overflows, or when the doubles would not be addressable. */
+static size_t param_count(const dpt_model_spec *spec, size_t d)
+{
+    size_t K = spec->classes, n = 0, t;
+    switch (spec->kind) {
+    case DPT_MODEL_SOFTMAX:        /* W (K x d), b (K) */
+        if (!size_muladd(K, d, K, &n)) return 0;
+        break;
+    case DPT_MODEL_CONVEX:         /* v (P x d x K) */
+        if (!size_muladd(spec->hyperplanes, d, 0, &t) || !size_muladd(t, K, 0, &n)) return 0;
+        break;
+    case DPT_MODEL_RELU:           /* U (W x d), b1 (W), A (K x W), b2 (K) */
+        if (!size_muladd(spec->width, d + 1, 0, &t) || !size_muladd(K, spec->width + 1, t, &n)) return 0;
+        break;
+    }
+    return n <= SIZE_MAX / sizeof(double) ? n : 0;
+}
+
+/* P (convex), W (ReLU) or 0 (softmax). */
+static size_t hidden_units(const dpt_model_spec *spec)
+{
+    return spec->kind == DPT_MODEL_CONVEX ? spec->hyperplanes : spec->kind == DPT_MODEL_RELU ? spec->width : 0;
+}
+
+/* The spec's fields for its kind; CBLAS takes int dimensions, so every
+ * dimension must fit one. */
+static int check_spec(const dpt_model_spec *spec, size_t d, dpa_error *err)
+{
+    if (spec->kind != DPT_MODEL_SOFTMAX && spec->kind != DPT_MODEL_CONVEX && spec->kind != DPT_MODEL_RELU)
+        return dpt_fail(err, DPA_EINVAL, "model: unknown kind %d", (int)spec->kind);
+    if (d < 1) return dpt_fail(err, DPA_EINVAL, "model: the input dimension d must be at least 1");
+    if (spec->classes < 2)
+        return dpt_fail(err, DPA_EINVAL, "model: classes must be at least 2, got %zu", spec->classes);
+    if (spec->kind == DPT_MODEL_CONVEX && spec->hyperplanes < 1)
+        return dpt_fail(err, DPA_EINVAL, "model: hyperplanes must be at least 1 for the convex model");
+    if (spec->kind == DPT_MODEL_RELU && spec->width < 1)
+        return dpt_fail(err, DPA_EINVAL, "model: width must be at least 1 for the ReLU network");
+    size_t hidden = hidden_units(spec);
+    if (d > INT_MAX || spec->classes > INT_MAX || hidden > INT_MAX)
+        return dpt_fail(err, DPA_EINVAL, "model: a dimension exceeds %d (d = %zu, classes = %zu, hidden = %zu)",
+                        INT_MAX, d, spec->classes, hidden);
+    if (!param_count(spec, d))
+        return dpt_fail(err, DPA_EINVAL, "model: the parameter count overflows (d = %zu, classes = %zu, hidden = %zu)",
+                        d, spec->classes, hidden);
+    return DPA_OK;
+}
+
+/* The data-independent random parts, drawn from mt19937(seed): the convex
+ * model's gates u_i ~ N(0, I_d) (the note A1 item 1), the ReLU network's
+ * He-style U ~ N(0, 2/d) and A ~ N(0, 1/W).  Softmax and convex weights
+ * start at 0, as seed 001's code does. */
+static int draw_random_parts(dpt_model *m, dpa_error *err)
+{
+    if (m->spec.kind == DPT_MODEL_SOFTMAX) return DPA_OK;
+    gsl_rng *r = dpt_rng_new(m->spec.seed, err);
+    if (!r) return DPA_ENOMEM;
+    size_t d = m->d, H = m->hidden;
+    if (m->spec.kind == DPT_MODEL_CONVEX) {
+        for (size_t k = 0; k < H * d; k++) m->gates[k] = gsl_ran_gaussian(r, 1.0);
+    } else {
+        double *U = m->params, *A = m->params + H * d + H;
+        for (size_t k = 0; k < H * d; k++) U[k] = gsl_ran_gaussian(r, sqrt(2.0 / (double)d));
+        for (size_t k = 0; k < m->K * H; k++) A[k] = gsl_ran_gaussian(r, sqrt(1.0 / (double)H));
+    }
+    gsl_rng_free(r);
+    return DPA_OK;
+}
+
+int dpt_model_new(const dpt_model_spec *spec, size_t d, dpt_model **out, dpa_error *err)
+{
+    if (!out) return dpt_fail(err, DPA_EINVAL, "model: NULL output");
+    *out = NULL;
+    if (!spec) return dpt_fail(err, DPA_EINVAL, "model: NULL spec");
+    int status = check_spec(spec, d, err);
+    if (status != DPA_OK) return status;
+    dpt_model *m = calloc(1, sizeof *m);
+    if (!m) return dpt_fail(err, DPA_ENOMEM, "model: cannot allocate the model");
+    m->spec = *spec;
+    m->d = d;
+    m->K = spec->classes;
+    m->hidden = hidden_units(spec);
+    m->size = param_count(spec, d);
+    m->params = calloc(m->size, sizeof *m->params);
+    /* P d <= P d K, which fitted */
+    if (spec->kind == DPT_MODEL_CONVEX) m->gates = malloc(m->hidden * d * sizeof *m->gates);
+    if (!m->params || (spec->kind == DPT_MODEL_CONVEX && !m->gates)) {
+        size_t size = m->size;
+        dpt_model_free(m);
+        return dpt_fail(err, DPA_ENOMEM, "model: cannot allocate %zu parameters", size);
+    }
+    status = draw_random_parts(m, err);
+    if (status != DPA_OK) {
+        dpt_model_free(m);
+        return status;
+    }
+    *out = m;
+    return DPA_OK;
+}
+
+void dpt_model_free(dpt_model *m)
+{
+    if (!m) return;
+    free(m->params);
+    free(m->gates);
+    free(m);
+}
+
+size_t dpt_model_size(const dpt_model *m) { return m ? m->size : 0; }
+
+double *dpt_model_params(dpt_model *m) { return m ? m->params : NULL; }
+
+const dpt_model_spec *dpt_model_get_spec(const dpt_model *m) { return m ? &m->spec : NULL; }
+
+/* ---- workspace ------------------------------------------------------------------ */
+
+/* Per call, not per model, so that one model can be used from several
+ * threads at once. */
+typedef struct {
+    double *x;      /* BLOCK x d: the batch's examples, gathered */
+    double *z;      /* BLOCK x K: logits, then the residuals p - e_y, then clipped */
+    double *h;      /* BLOCK x hidden: the convex gates a_i(x) / the ReLU activations h */
+    double *t;      /* BLOCK x max(K, W): a convex gate's product / the ReLU layer's g */
+    double *c;      /* BLOCK: the norms, then the clip factors */
+    double *ones;   /* BLOCK: for the bias gradients, sums of rows as a product */
+} work;
+
+static int work_alloc(const dpt_model *m, work *w, dpa_error *err)
+{
+    size_t wide = m->K > m->hidden ? m->K : m->hidden;
+    /* each dimension is at most INT_MAX (check_spec), so this cannot overflow
+     * a 64-bit size_t; the check is for 32-bit ones */
+    size_t per_row = m->d + m->K + m->hidden + wide + 2;
+    if (per_row > SIZE_MAX / BLOCK / sizeof(double))
+        return dpt_fail(err, DPA_ENOMEM, "model: the workspace of %d x %zu doubles is too large", BLOCK, per_row);
+    double *mem = malloc((size_t)BLOCK * per_row * sizeof *mem);
+    if (!mem)
+        return dpt_fail(err, DPA_ENOMEM, "model: cannot allocate a workspace of %d x %zu doubles", BLOCK, per_row);
+    w->x = mem;
+    w->z = w->x + (size_t)BLOCK * m->d;
+    w->h = w->z + (size_t)BLOCK * m->K;
+    w->t = w->h + (size_t)BLOCK * m->hidden;
+    w->c = w->t + (size_t)BLOCK * wide;
+    w->ones = w->c + BLOCK;
+    for (int r = 0; r < BLOCK; r++) w->ones[r] = 1.0;
+    return DPA_OK;
+}
+
+static void work_free(work *w) { free(w->x); }
+
+/* ---- forward ------------------------------------------------------------------- */
+
+/* Every row of the n x cols matrix M set to v. */
+static void fill_rows(double *M, int n, const double *v, int cols)
+{
+    for (int r = 0; r < n; r++) memcpy(M + (size_t)r * (size_t)cols, v, (size_t)cols * sizeof *v);
+}
+
+/* G (n x P) = a_i(x) for the n rows of X: one product X U^T, then the
+ * indicator with >= (the note A1 item 2 and 5 item 11). */
+static void convex_gates(const dpt_model *m, const double *X, int n, double *G)
+{
+    int d = (int)m->d, P = (int)m->hidden;
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, P, d, 1.0, X, d, m->gates, d, 0.0, G, P);
+    for (size_t k = 0; k < (size_t)n * (size_t)P; k++) G[k] = G[k] >= 0.0 ? 1.0 : 0.0;
+}
+
+/* Z = X W^T + b. */
+static void softmax_forward(const dpt_model *m, const double *X, int n, double *Z)
+{
+    int d = (int)m->d, K = (int)m->K;
+    fill_rows(Z, n, m->params + m->K * m->d, K);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, K, d, 1.0, X, d, m->params, d, 1.0, Z, K);
+}
+
+/* Z = sum_i diag(a_i) X V_i, V_i the d x K block of gate i (it starts at
+ * i d K with leading dimension K): one product per gate, masked by its
+ * gate.  The blocks are contiguous, so the whole of v is also the
+ * (P d) x K matrix of phi(x)^T v, but building phi would cost P times X. */
+static void convex_forward(const dpt_model *m, const double *X, int n, double *Z, work *w)
+{
+    int d = (int)m->d, K = (int)m->K, P = (int)m->hidden;
+    convex_gates(m, X, n, w->h);
+    memset(Z, 0, (size_t)n * m->K * sizeof *Z);
+    for (int i = 0; i < P; i++) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, K, d, 1.0, X, d, m->params + (size_t)i * m->d * m->K,
+                    K, 0.0, w->t, K);
+        for (int r = 0; r < n; r++)
+            if (w->h[(size_t)r * (size_t)P + (size_t)i] != 0.0)
+                cblas_daxpy(K, 1.0, w->t + (size_t)r * m->K, 1, Z + (size_t)r * m->K, 1);
+    }
+}
+
+/* H = ReLU(X U^T + b1) into w->h, Z = H A^T + b2.  H > 0 exactly where the
+ * pre-activation is, so H is also the backward pass's mask. */
+static void relu_forward(const dpt_model *m, const double *X, int n, double *Z, work *w)
+{
+    int d = (int)m->d, K = (int)m->K, W = (int)m->hidden;
+    const double *U = m->params, *b1 = U + m->hidden * m->d, *A = b1 + m->hidden, *b2 = A + m->K * m->hidden;
+    fill_rows(w->h, n, b1, W);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, W, d, 1.0, X, d, U, d, 1.0, w->h, W);
+    for (size_t k = 0; k < (size_t)n * (size_t)W; k++) w->h[k] = w->h[k] > 0.0 ? w->h[k] : 0.0;
+    fill_rows(Z, n, b2, K);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, K, W, 1.0, w->h, W, A, W, 1.0, Z, K);
+}
+
+/* The logits Z (n x K) of the n <= BLOCK rows of X. */
+static void forward(const dpt_model *m, const double *X, int n, double *Z, work *w)
+{
+    switch (m->spec.kind) {
+    case DPT_MODEL_SOFTMAX: softmax_forward(m, X, n, Z); break;
+    case DPT_MODEL_CONVEX: convex_forward(m, X, n, Z, w); break;
+    case DPT_MODEL_RELU: relu_forward(m, X, n, Z, w); break;
+    }
+}
+
+void dpt_model_logits(const dpt_model *m, const double *x, size_t n, double *logits)
+{
+    if (!m || !x || !logits || n == 0) return;
+    work w;
+    if (work_alloc(m, &w, NULL) != DPA_OK) {
+        /* no status to return: NaN logits cannot be mistaken for results */
+        for (size_t k = 0; k < n * m->K; k++) logits[k] = NAN;
+        return;
+    }
+    for (size_t r0 = 0; r0 < n; r0 += BLOCK) {
+        int nb = (int)(n - r0 < BLOCK ? n - r0 : BLOCK);
+        forward(m, x + r0 * m->d, nb, logits + r0 * m->K, &w);
+    }
+    work_free(&w);
+}
+
+/* ---- the loss ------------------------------------------------------------------ */
+
+/* Turns the logits z (K) into the residual p - e_y and returns the
+ * cross-entropy logsumexp(z) - z_y; *argmax gets the first largest logit.
+ * With z* the largest logit and s = sum over the others of e^(z_c - z*),
+ * logsumexp = z* + log1p(s): nothing overflows, and a confident prediction
+ * keeps its tiny loss to full relative precision.  p_y - 1 is taken as
+ * -(sum of the other p_c), which does not cancel when p_y is near 1. */
+static double softmax_residual(double *z, size_t K, size_t y, size_t *argmax)
+{
+    size_t top = 0;
+    for (size_t c = 1; c < K; c++)
+        if (z[c] > z[top]) top = c;
+    double zmax = z[top], s = 0.0;
+    for (size_t c = 0; c < K; c++)
+        if (c != top) s += exp(z[c] - zmax);
+    double loss = (zmax - z[y]) + log1p(s), others = 0.0;
+    for (size_t c = 0; c < K; c++) {
+        z[c] = c == top ? 1.0 / (1.0 + s) : exp(z[c] - zmax) / (1.0 + s);
+        if (c != y) others += z[c];
+    }
+    z[y] = -others;
+    *argmax = top;
+    return loss;
+}
+
+/* ---- validation ----------------------------------------------------------------- */
+
+static int check_label(const dpt_model *m, double y, size_t row, dpa_error *err)
+{
+    if (!(y >= 0.0 && y < (double)m->K && y == floor(y)))
+        return dpt_fail(err, DPA_EINVAL, "model: row %zu has label %g, not a class in 0..%zu", row, y, m->K - 1);
+    return DPA_OK;
+}
+
+static int check_data(const dpt_model *m, const dpt_dataset *data, dpa_error *err)
+{
+    if (!data || !data->x || !data->y || data->n == 0) return dpt_fail(err, DPA_EINVAL, "model: the dataset is empty");
+    if (data->d != m->d)
+        return dpt_fail(err, DPA_EINVAL, "model: the data have d = %zu features, the model takes %zu", data->d, m->d);
+    return DPA_OK;
+}
+
+/* Everything the gradient sum reads, checked before grad is touched, so
+ * that a refused batch leaves it as it was. */
+static int check_batch(const dpt_model *m, const dpt_dataset *data, const size_t *rows, size_t b, double clip,
+                       const double *grad, dpa_error *err)
+{
+    if (!m) return dpt_fail(err, DPA_EINVAL, "model: NULL model");
+    int status = check_data(m, data, err);
+    if (status != DPA_OK) return status;
+    if (!grad || (b && !rows)) return dpt_fail(err, DPA_EINVAL, "model: NULL %s", grad ? "rows" : "gradient");
+    if (!(clip > 0.0)) return dpt_fail(err, DPA_EINVAL, "model: the clip must be positive, got %g", clip);
+    for (size_t k = 0; k < b; k++) {
+        if (rows[k] >= data->n)
+            return dpt_fail(err, DPA_EINVAL, "model: rows[%zu] = %zu is not one of the %zu examples", k, rows[k],
+                            data->n);
+        status = check_label(m, data->y[rows[k]], rows[k], err);
+        if (status != DPA_OK) return status;
+    }
+    return DPA_OK;
+}
+
+/* ---- per-example norms and the clipped sum ----------------------------------- */
+
+/* The unclipped gradient norms of the n examples into w->c, from the
+ * residuals R = w->z; the ReLU network's hidden-layer g into w->t.
+ * Softmax and convex: the gradient is phi(x) (p - e_y)^T, so the norm is
+ * |phi(x)| |p - e_y|, |phi|^2 = |x|^2 + 1 or s(x) |x|^2 (the note's last
+ * paragraph).  ReLU: dA = delta h^T, db2 = delta, dU = g x^T, db1 = g with
+ * g = (A^T delta) .* 1[h > 0], so norm^2 = |delta|^2 (|h|^2 + 1) +
+ * |g|^2 (|x|^2 + 1).  dnrm2 and hypot keep large inputs from overflowing. */
+static void example_norms(const dpt_model *m, int n, work *w)
+{
+    int d = (int)m->d, K = (int)m->K, H = (int)m->hidden;
+    if (m->spec.kind == DPT_MODEL_RELU) {
+        const double *A = m->params + m->hidden * m->d + m->hidden;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, H, K, 1.0, w->z, K, A, H, 0.0, w->t, H);
+        for (size_t k = 0; k < (size_t)n * (size_t)H; k++)
+            if (!(w->h[k] > 0.0)) w->t[k] = 0.0;
+    }
+    for (int r = 0; r < n; r++) {
+        double xn = cblas_dnrm2(d, w->x + (size_t)r * m->d, 1), rn = cblas_dnrm2(K, w->z + (size_t)r * m->K, 1);
+        const double *h = w->h + (size_t)r * m->hidden;
+        switch (m->spec.kind) {
+        case DPT_MODEL_SOFTMAX: w->c[r] = rn * hypot(xn, 1.0); break;
+        case DPT_MODEL_CONVEX: w->c[r] = rn * xn * sqrt(cblas_dasum(H, h, 1)); break;
+        case DPT_MODEL_RELU:
+            w->c[r] = hypot(rn * hypot(cblas_dnrm2(H, h, 1), 1.0),
+                            cblas_dnrm2(H, w->t + (size_t)r * m->hidden, 1) * hypot(xn, 1.0));
+            break;
+        }
+    }
+}
+
+/* The clip factors min(1, clip / norm) in place of the norms (norm 0 or a
+ * clip of INFINITY: 1), applied to each example's residual (and g). */
+static void clip_rows(const dpt_model *m, int n, double clip, work *w)
+{
+    for (int r = 0; r < n; r++) {
+        double f = w->c[r] > clip ? clip / w->c[r] : 1.0;
+        w->c[r] = f;
+        if (f == 1.0) continue;
+        cblas_dscal((int)m->K, f, w->z + (size_t)r * m->K, 1);
+        if (m->spec.kind == DPT_MODEL_RELU) cblas_dscal((int)m->hidden, f, w->t + (size_t)r * m->hidden, 1);
+    }
+}
+
+/* grad += the sum of the n clipped gradients: with the residuals R already
+ * scaled by their clip factors, each block of the gradient is one product
+ * (a bias's is R^T 1). */
+static void accumulate(const dpt_model *m, int n, work *w, double *grad)
+{
+    int d = (int)m->d, K = (int)m->K, H = (int)m->hidden;
+    switch (m->spec.kind) {
+    case DPT_MODEL_SOFTMAX:      /* dW = R^T X, db = R^T 1 */
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, d, n, 1.0, w->z, K, w->x, d, 1.0, grad, d);
+        cblas_dgemv(CblasRowMajor, CblasTrans, n, K, 1.0, w->z, K, w->ones, 1, 1.0, grad + m->K * m->d, 1);
+        break;
+    case DPT_MODEL_CONVEX:       /* dV_i = X^T diag(a_i) R */
+        for (int i = 0; i < H; i++) {
+            for (int r = 0; r < n; r++) {
+                double a = w->h[(size_t)r * m->hidden + (size_t)i];
+                for (size_t c = 0; c < m->K; c++) w->t[(size_t)r * m->K + c] = a * w->z[(size_t)r * m->K + c];
+            }
+            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d, K, n, 1.0, w->x, d, w->t, K, 1.0,
+                        grad + (size_t)i * m->d * m->K, K);
+        }
+        break;
+    case DPT_MODEL_RELU: {       /* dU = G^T X, db1 = G^T 1, dA = R^T H, db2 = R^T 1 */
+        double *gU = grad, *gb1 = gU + m->hidden * m->d, *gA = gb1 + m->hidden, *gb2 = gA + m->K * m->hidden;
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, d, n, 1.0, w->t, H, w->x, d, 1.0, gU, d);
+        cblas_dgemv(CblasRowMajor, CblasTrans, n, H, 1.0, w->t, H, w->ones, 1, 1.0, gb1, 1);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, H, n, 1.0, w->z, K, w->h, H, 1.0, gA, H);
+        cblas_dgemv(CblasRowMajor, CblasTrans, n, K, 1.0, w->z, K, w->ones, 1, 1.0, gb2, 1);
+        break;
+    }
+    }
+}
+
+/* One block of the batch: rows[0..n-1] gathered, forward, residuals,
+ * norms, clipping, accumulation; returns the block's summed loss. */
+static double block_grad(const dpt_model *m, const dpt_dataset *data, const size_t *rows, int n, double clip,
+                         double *grad, double *norms, work *w)
+{
+    for (int r = 0; r < n; r++) memcpy(w->x + (size_t)r * m->d, data->x + rows[r] * m->d, m->d * sizeof *w->x);
+    forward(m, w->x, n, w->z, w);
+    double loss = 0.0;
+    size_t top;
+    for (int r = 0; r < n; r++) loss += softmax_residual(w->z + (size_t)r * m->K, m->K, (size_t)data->y[rows[r]], &top);
+    example_norms(m, n, w);
+    if (norms) memcpy(norms, w->c, (size_t)n * sizeof *norms);
+    clip_rows(m, n, clip, w);
+    accumulate(m, n, w, grad);
+    return loss;
+}
+
+double dpt_model_clipped_grad_sum(const dpt_model *m, const dpt_dataset *data, const size_t *rows, size_t b, double clip,
+                                  double *grad, double *norms, dpa_error *err)
+{
+    work w;
+    if (check_batch(m, data, rows, b, clip, grad, err) != DPA_OK || work_alloc(m, &w, err) != DPA_OK) return NAN;
+    double loss = 0.0;
+    for (size_t r0 = 0; r0 < b; r0 += BLOCK) {
+        int nb = (int)(b - r0 < BLOCK ? b - r0 : BLOCK);
+        loss += block_grad(m, data, rows + r0, nb, clip, grad, norms ? norms + r0 : NULL, &w);
+    }
+    work_free(&w);
+    return loss;
+}
+
+/* ---- evaluation and smoothness ------------------------------------------------ */
+
+/* The summed cross-entropy and count of correct argmaxes over the data. */
+static int evaluate_sums(const dpt_model *m, const dpt_dataset *data, double *loss, double *hits)
+{
+    work w;
+    if (!m || check_data(m, data, NULL) != DPA_OK) return DPA_EINVAL;
+    for (size_t k = 0; k < data->n; k++)
+        if (check_label(m, data->y[k], k, NULL) != DPA_OK) return DPA_EINVAL;
+    if (work_alloc(m, &w, NULL) != DPA_OK) return DPA_ENOMEM;
+    *loss = *hits = 0.0;
+    for (size_t r0 = 0; r0 < data->n; r0 += BLOCK) {
+        int nb = (int)(data->n - r0 < BLOCK ? data->n - r0 : BLOCK);
+        forward(m, data->x + r0 * m->d, nb, w.z, &w);
+        for (int r = 0; r < nb; r++) {
+            size_t y = (size_t)data->y[r0 + (size_t)r], top;
+            *loss += softmax_residual(w.z + (size_t)r * m->K, m->K, y, &top);
+            *hits += top == y;
+        }
+    }
+    work_free(&w);
+    return DPA_OK;
+}
+
+/* No status to return: a refused dataset gives NaN for both. */
+void dpt_model_evaluate(const dpt_model *m, const dpt_dataset *data, double *loss, double *accuracy)
+{
+    double sum, hits;
+    int ok = evaluate_sums(m, data, &sum, &hits) == DPA_OK;
+    if (loss) *loss = ok ? sum / (double)data->n : NAN;
+    if (accuracy) *accuracy = ok ? hits / (double)data->n : NAN;
+}
+
+/* 1/2 max over the data of |phi(x)|^2: the Hessian of one example's
+ * cross-entropy is (diag(p) - p p^T) (x) phi phi^T, whose first factor has
+ * norm <= 1/2.  For the convex model |phi|^2 = s(x) |x|^2, not the
+ * block-diagonal bound of seed 001's Lemma 3.2 (the note 5 item 5). */
+double dpt_model_smoothness(const dpt_model *m, const dpt_dataset *data)
+{
+    if (!m || m->spec.kind == DPT_MODEL_RELU || check_data(m, data, NULL) != DPA_OK) return NAN;
+    work w;
+    if (work_alloc(m, &w, NULL) != DPA_OK) return NAN;
+    double best = 0.0;
+    for (size_t r0 = 0; r0 < data->n; r0 += BLOCK) {
+        int nb = (int)(data->n - r0 < BLOCK ? data->n - r0 : BLOCK);
+        const double *X = data->x + r0 * m->d;
+        if (m->spec.kind == DPT_MODEL_CONVEX) convex_gates(m, X, nb, w.h);
+        for (int r = 0; r < nb; r++) {
+            double xn = cblas_dnrm2((int)m->d, X + (size_t)r * m->d, 1);
+            double phi2 = m->spec.kind == DPT_MODEL_SOFTMAX
+                              ? xn * xn + 1.0
+                              : cblas_dasum((int)m->hidden, w.h + (size_t)r * m->hidden, 1) * xn * xn;
+            if (phi2 > best) best = phi2;
+        }
+    }
+    work_free(&w);
+    return 0.5 * best;
+}
