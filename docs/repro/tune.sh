@@ -4,7 +4,8 @@
 # e.g. "--clip:1:--learning-rate:1e-2".  Each config is run once on a
 # validation problem (its own data seed, never one of the reported seeds)
 # and the one with the smallest value of the chosen JSON field wins; ties
-# keep the first.  A run that fails or diverges to a non-number counts as
+# keep the first; FIELD with a leading '-' (e.g. -test_accuracy) picks the
+# largest instead.  A run that fails or diverges to a non-number counts as
 # +infinity.  The tuning runs are not themselves accounted (as in the
 # papers); dpacct's private-selection accountant (Papernot-Steinke
 # repetition, `dpacct --tuning-runs M`) would say what accounting them costs.
@@ -18,12 +19,15 @@ expand() {
 
 tune() {
     field=$1; configs=$2; shift 2
+    sign=1
+    case $field in -*) sign=-1; field=${field#-} ;; esac
     best=""; bestv=""
     for cfg in $configs; do
         # shellcheck disable=SC2046
         v=$("$@" $(expand "$cfg") --format json 2>/dev/null |
-            awk -F': ' -v f="\"$field\"" '$1 ~ f { sub(/,$/, "", $2); print $2; exit }')
-        case $v in ''|null|nan|-nan|inf|-inf) v=1e308 ;; esac
+            awk -F': ' -v f="\"$field\"" -v s="$sign" '$1 ~ f { sub(/,$/, "", $2)
+                if ($2 ~ /^(null|-?nan|-?inf)$/) print "bad"; else print s * $2; exit }')
+        case $v in ''|bad) v=1e308 ;; esac
         if [ -z "$bestv" ] || awk -v a="$v" -v b="$bestv" 'BEGIN { exit !(a + 0 < b + 0) }'; then
             best=$cfg; bestv=$v
         fi
