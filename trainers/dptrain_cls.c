@@ -302,12 +302,21 @@ int cls_command(int argc, char **argv)
     scale_features(&train, scale);
     scale_features(&test, scale);
     if (a.standardize) dpt_standardize(&train, test.n ? &test : NULL);
-    double top = 0.0;
+    double top = 0.0;   /* the classes seen in either set (a bad label is refused by the model) */
     for (size_t i = 0; i < train.n; i++) top = fmax(top, train.y[i]);
+    for (size_t i = 0; i < test.n; i++) top = fmax(top, test.y[i]);
     a.model.classes = a.classes ? a.classes : (size_t)top + 1;
     if (a.model.classes < 2) a.model.classes = 2;
     if (a.delta_auto) a.opt.delta = pow((double)train.n, -1.1);
     if ((st = dpt_model_new(&a.model, train.d, &model, &err))) goto fail;
+    double probe_loss, probe_acc;       /* the test labels are classes of the model */
+    if (test.n) {
+        dpt_model_evaluate(model, &test, &probe_loss, &probe_acc);
+        if (isnan(probe_acc)) {
+            rc = usage_error("the test data has a label that is not a class 0..%zu", a.model.classes - 1);
+            goto done;
+        }
+    }
 
     curve *cv = calloc(1, sizeof *cv);
     if (!cv) {

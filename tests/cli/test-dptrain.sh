@@ -151,6 +151,9 @@ expect_usage "sgd: --model choices" "--model" sgd $CLS --epsilon 1 --delta 1e-5 
 printf 'a,label\n1,0\n2,1.5\n3,1\n' >"$TMP/badlabel.csv"
 expect_usage "sgd: a label that is not a class" "row" sgd --data "$TMP/badlabel.csv" --test-fraction 0 --no-noise \
     --batch-size 1
+printf 'a,b,c,label\n1,0,0,0\n2,0,0,7.5\n' >"$TMP/badtest.csv"
+expect_usage "sgd: a test label that is not a class" "not a class" sgd --data "$TMP/cls.csv" \
+    --test-data "$TMP/badtest.csv" --no-noise --batch-size 10
 expect_usage "data and synthetic exclusive" "exactly one" glmtron $SYN --data "$TMP/ok.csv"
 expect_usage "bad synthetic spec" "zeta" glmtron --synthetic n=100,zeta=foo
 expect_usage "unknown option" "unknown option" glmtron $SYN --frobnicate
