@@ -304,6 +304,34 @@ int dpa_gdp_mu(double epsilon, double delta, dpa_bound *out, dpa_error *err);
  * multiplier with delta(eps) <= delta; out->upper is the safe value. */
 int dpa_gaussian_sigma(double epsilon, double delta, dpa_bound *out, dpa_error *err);
 
+/* ---- privacy filters (fully adaptive composition) ---------------------- */
+/* Before each step, "may I run a step of this cost?", the cost chosen after
+ * seeing everything released so far; an admitted step is charged, and the
+ * caller stops (at a random time) when a step is refused.  lib/filter.c.
+ * DPA_FILTER_BASIC  sum eps_t <= eps, sum delta_t <= delta: (eps, delta)-DP
+ *                   (Rogers, Roth, Ullman & Vadhan 2016);
+ * DPA_FILTER_ZCDP   sum rho_t <= rho: rho-zCDP, each step rho_t-zCDP (and so
+ *                   RDP at every order; Feldman & Zrnic 2021);
+ * DPA_FILTER_GDP    sum mu_t^2 <= mu^2: mu-GDP (Smith & Thakurta 2022).
+ * The sums are rounded upward: the admitted costs never exceed the budget. */
+typedef enum { DPA_FILTER_BASIC = 0, DPA_FILTER_ZCDP = 1, DPA_FILTER_GDP = 2 } dpa_filter_kind;
+typedef struct dpa_filter dpa_filter;
+
+/* budget: eps (basic), rho (zcdp) or mu (gdp), > 0; budget_delta: the basic
+ * filter's delta in [0, 1), 0 for the others. */
+dpa_filter *dpa_filter_new(dpa_filter_kind kind, double budget, double budget_delta, dpa_error *err);
+void dpa_filter_free(dpa_filter *f);
+/* *admitted = 1 (and the step charged) when it fits, else 0; cost is eps_t,
+ * rho_t or mu_t (>= 0), cost_delta the basic filter's delta_t (0 otherwise).
+ * DPA_EINVAL for a bad cost (nothing charged). */
+int dpa_filter_try(dpa_filter *f, double cost, double cost_delta, int *admitted, dpa_error *err);
+/* Spent so far, rounded up: sum eps_t / sum rho_t / sqrt(sum mu_t^2), the
+ * basic filter's sum delta_t, and the steps admitted (any may be NULL). */
+int dpa_filter_spent(const dpa_filter *f, double *spent, double *spent_delta, uint64_t *admitted);
+/* The guarantee of the whole run as eps at delta: the basic budget (delta at
+ * least its delta budget), the zCDP conversion of rho, or the GDP profile. */
+int dpa_filter_epsilon(const dpa_filter *f, double delta, dpa_bound *out, dpa_error *err);
+
 /* ---- calibration ------------------------------------------------------- */
 /* Builds the event for parameter value `param` (noise multiplier, steps,
  * sampling rate); returns NULL with err set on failure. */
