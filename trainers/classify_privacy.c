@@ -17,7 +17,11 @@
  * lambda; smoothness beta + lambda with beta the model's bound on one
  * example's cross-entropy (seed 001's Lemma 3.2 corrected, note 5 item 5).
  * The theorem needs eta < 2 / (beta + lambda); a step outside is refused
- * with the valid range.  Caveat kept in the accounting text: the theorem
+ * with the valid range.  beta must bound every record's loss, including a
+ * replaced one: computed from the training data (as seed 001 and the
+ * issue do) it holds for records no larger than those seen; a bound over
+ * the data domain (e.g. 1/2 P d for pixels in [0, 1]), given as
+ * opt->smoothness, makes the guarantee unconditional.  Caveat kept in the accounting text: the theorem
  * is for the unclipped convex smooth loss; that clipping keeps convexity
  * and smoothness is shown for scalar GLM losses only, not for multi-class
  * cross-entropy (note 5 item 6), an assumption seed 001 makes.
@@ -245,8 +249,10 @@ int cls_noise(size_t n, double beta, const dpt_cls_options *opt, dpt_cls_result 
         out->smoothness = beta + out->l2;
         snprintf(out->accounting, sizeof out->accounting,
                  "final iterate of %zu fixed batches x %" PRIu64 " epochs: mu = %.6g GDP (Bok et al. Thm 4.5; beta + lambda "
-                 "= %.6g, assumed to hold for the clipped cross-entropy), gdp accountant, replace-one, n = %zu",
-                 (size_t)(n / opt->batch_size), opt->epochs, out->mu, out->smoothness, n);
+                 "= %.6g, %s; clipping assumed to keep it), gdp accountant, replace-one, n = %zu",
+                 (size_t)(n / opt->batch_size), opt->epochs, out->mu, out->smoothness,
+                 opt->smoothness > 0.0 ? "beta as given" : "beta from the training data (a larger record needs --smoothness)",
+                 n);
         return DPA_OK;
     }
     if (opt->noise_off) {
