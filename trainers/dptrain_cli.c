@@ -97,3 +97,12 @@ int parse_input_format(const char *text, const char **out)
     *out = text;
     return 0;
 }
+
+int load_file(const char *path, const char *labels, const char *format, const char *target, dpt_dataset *out,
+              dpa_error *err)
+{
+    const char *fmt = format ? format : labels ? "idx" : "csv";
+    if (strcmp(fmt, "idx") == 0) return dpt_load_idx(path, labels, out, err);
+    if (strcmp(fmt, "libsvm") == 0) return dpt_load_libsvm(path, 0, out, err);
+    return dpt_load_csv(path, target, out, err);
+}

@@ -21,6 +21,10 @@ int parse_double(const char *name, const char *text, double lo, int lo_open, dou
 int parse_count(const char *name, const char *text, uint64_t lo, uint64_t *out);
 /* csv, libsvm or idx into *out, else a usage error. */
 int parse_input_format(const char *text, const char **out);
+/* Load `path` as `format` (csv, libsvm or idx; NULL: idx when `labels` is
+ * given, else csv), with the IDX labels file or the CSV target column. */
+int load_file(const char *path, const char *labels, const char *format, const char *target, dpt_dataset *out,
+              dpa_error *err);
 /* One line on stderr for a library error. */
 void print_error(const dpa_error *err);
 /* The progress callback: ctx is a struct timespec of the start. */

@@ -178,19 +178,11 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
     return 0;
 }
 
-static int load(const char *path, const char *labels, const cls_args *a, dpt_dataset *out, dpa_error *err)
-{
-    const char *fmt = a->input_format ? a->input_format : labels ? "idx" : "csv";
-    if (strcmp(fmt, "idx") == 0) return dpt_load_idx(path, labels, out, err);
-    if (strcmp(fmt, "libsvm") == 0) return dpt_load_libsvm(path, 0, out, err);
-    return dpt_load_csv(path, a->target, out, err);
-}
-
 /* The per-epoch curve: epoch, eps and the test accuracy, kept for the report. */
 typedef struct {
     const dpt_dataset *test;
     size_t count;
-    double eps[4096], accuracy[4096];
+    double *eps, *accuracy;      /* one per epoch */
 } curve;
 
 static void on_epoch(void *ctx, const dpt_model *m, uint64_t epoch, double eps)
@@ -273,7 +265,6 @@ int cls_command(int argc, char **argv)
     int idx = a.input_format ? strcmp(a.input_format, "idx") == 0 : a.labels != NULL;
     if (a.test_labels && !a.test_data) return usage_error("--test-labels needs --test-data");
     if (idx && a.test_data && !a.test_labels) return usage_error("--test-data: IDX images need --test-labels");
-    if (a.per_epoch && a.opt.epochs > 4096) return usage_error("--per-epoch: at most 4096 epochs");
     if (!a.opt.noise_off) {
         if (!a.have_delta) return usage_error("--delta: required (a number or auto)");
         if (!a.have_epsilon && !(a.opt.noise_multiplier > 0.0))
@@ -286,11 +277,11 @@ int cls_command(int argc, char **argv)
     dpt_dataset all = { 0 }, train = { 0 }, test = { 0 };
     dpt_model *model = NULL;
     int rc = 0;
-    if ((st = load(a.data, a.labels, &a, &all, &err))) goto fail;
+    if ((st = load_file(a.data, a.labels, a.input_format, a.target, &all, &err))) goto fail;
     if (a.test_data) {
         train = all;
         all = (dpt_dataset){ 0 };
-        if ((st = load(a.test_data, a.test_labels, &a, &test, &err))) goto fail;
+        if ((st = load_file(a.test_data, a.test_labels, a.input_format, a.target, &test, &err))) goto fail;
         if (test.d != train.d) {
             rc = usage_error("the test data has %zu features, the training data %zu", test.d, train.d);
             goto done;
@@ -319,11 +310,21 @@ int cls_command(int argc, char **argv)
     }
 
     curve *cv = calloc(1, sizeof *cv);
-    if (!cv) {
+    if (cv && a.per_epoch) {
+        cv->eps = calloc(a.opt.epochs, sizeof *cv->eps);
+        cv->accuracy = calloc(a.opt.epochs, sizeof *cv->accuracy);
+    }
+    if (!cv || (a.per_epoch && (!cv->eps || !cv->accuracy))) {
+        if (cv) {
+            free(cv->eps);
+            free(cv->accuracy);
+        }
+        free(cv);
+        fprintf(stderr, "dptrain: out of memory\n");
         rc = EXIT_LIB;
         goto done;
     }
-    cv->test = &test;
+    cv->test = test.n ? &test : &train;   /* as the report: the training data when there is no test set */
     if (a.per_epoch) {
         a.opt.epoch_done = on_epoch;
         a.opt.epoch_ctx = cv;
@@ -341,6 +342,8 @@ int cls_command(int argc, char **argv)
         double secs = (double)(end.tv_sec - start.tv_sec) + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
         print_report(&a, cmd, &train, test.n ? &test : &train, model, &res, cv, secs);
     }
+    free(cv->eps);
+    free(cv->accuracy);
     free(cv);
     if (st) goto fail;
     goto done;

@@ -209,14 +209,10 @@ static int load_data(const args *a, dpt_dataset *all, double **wstar, dpa_error 
         return dpt_synthetic(&spec, all, *wstar, err);
     }
     const char *fmt = a->input_format ? a->input_format : "csv";
-    if (strcmp(fmt, "libsvm") == 0) return dpt_load_libsvm(a->data, 0, all, err);
-    if (strcmp(fmt, "idx") == 0) {
-        int st = dpt_load_idx(a->data, a->labels, all, err);
-        if (!st)   /* the regression target: the class as an ordinal in [0, 1] */
-            for (size_t i = 0; i < all->n; i++) all->y[i] /= 9.0;
-        return st;
-    }
-    return dpt_load_csv(a->data, a->target, all, err);
+    int st = load_file(a->data, a->labels, fmt, a->target, all, err);
+    if (!st && strcmp(fmt, "idx") == 0)   /* the regression target: the class as an ordinal in [0, 1] */
+        for (size_t i = 0; i < all->n; i++) all->y[i] /= 9.0;
+    return st;
 }
 
 int main(int argc, char **argv)
