@@ -192,7 +192,8 @@ static int check_step(const ncgd_ctx *c, double lambda, dpa_error *err)
 
 /* The smallest lambda (relative 1e-6) whose eps meets the target, within
  * the range where c = 1 - eta lambda (eta (beta + 2 lambda) <= 2), where
- * eps decreases in lambda. */
+ * eps decreases in lambda: libdpacct's calibration search, kept inside
+ * that range. */
 static int match_lambda(ncgd_ctx *c, double *lambda, dpa_error *err)
 {
     const dpt_cls_options *o = c->opt;
@@ -207,14 +208,17 @@ static int match_lambda(ncgd_ctx *c, double *lambda, dpa_error *err)
         return dpt_fail(err, DPA_EINVAL, "dptrain: NoisyCGD cannot meet eps %g with sigma %g and %" PRIu64 " epochs at step "
                         "%g: the most regularisation the bound allows (lambda = %.6g) gives eps %.6g", o->epsilon, c->sigma,
                         c->epochs, eta, hi, e);
-    double lo = hi * 1e-12;
-    while (hi - lo > 1e-6 * hi) {
-        double mid = sqrt(lo * hi);
-        if ((st = family_epsilon("gdp", o, ncgd_lambda_family, c, mid, &e, err))) return st;
-        if (e <= o->epsilon) hi = mid;
-        else lo = mid;
-    }
-    *lambda = hi;
+    dpa_options opts;
+    options_for(o, &opts);
+    dpa_calibration cal;
+    dpa_calibration_init(&cal, DPA_SEARCH_SMALLEST);
+    cal.lo = hi * 1e-3;
+    cal.hi = hi;
+    cal.limit_lo = hi * 1e-12;
+    cal.limit_hi = hi;
+    cal.rel_tol = 1e-6;
+    if ((st = dpa_calibrate_search("gdp", &opts, ncgd_lambda_family, c, o->epsilon, o->delta, &cal, err))) return st;
+    *lambda = cal.value;
     return DPA_OK;
 }
 
