@@ -55,6 +55,10 @@ static int leaf_mu2(const dpa_event *e, const dpa_options *opt, double *mu2, int
         *approximate = 1;
         return DPA_OK;
     }
+    if (kind == DPA_EVENT_TRUNCATED_LAPLACE)
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "gdp: truncated Laplace is not mu-GDP for any mu (its privacy loss is infinite with "
+                        "probability delta); use pld");
     return dpa_fail(err, DPA_EUNSUPPORTED,
                     "gdp: %s events are not supported (GDP is exact for Gaussian noise and "
                     "approximates Poisson-sampled Gaussians only)",

@@ -222,6 +222,13 @@ int pld_grid_lower_dots(pld_grid *g, pld_log_delta_fn log_delta, pld_log_delta_f
             if (w[i] < 1.0 - alpha[i] + 16.0 * U) start = i + 1;
         }
         w[n - 1] -= chord_err[n - 2];
+        /* Every profile is non-increasing, but the lowering can make a node
+         * lower than the next: just below a mass at +inf that follows a
+         * continuous part (truncated Laplace) the chord errors of the last
+         * interval exceed the flat tail's value.  Lowering a node further
+         * keeps the grid below the profile, so take the running minimum;
+         * the hull's last slope is then <= 0 and meets the flat tail. */
+        for (size_t i = 1; i < n; i++) w[i] = fmin(w[i], w[i - 1]);
         /* Mirror image on the right: from the first node lowered below 0 on
          * the nodes are dropped and the profile ends at 0 at the node before
          * it.  When none is, the last value stays as the mass at +inf. */
@@ -486,13 +493,15 @@ static void trim(pld_grid *g, pld_side side, double budget)
     double left = 0.0, right = 0.0;
     while (lo + 1 < hi && left + g->mass[lo] <= budget) left += g->mass[lo++];
     while (hi - 1 > lo && right + g->mass[hi - 1] <= budget) right += g->mass[--hi];
+    /* A lower grid keeps `finite`: it only serves the mass at +inf of a
+     * composition, ia fb + ib fa + ia ib, which stays below the true
+     * da + db - da db whenever ia <= da, ib <= db and f + i <= 1 for each
+     * grid -- the dropped masses are still finite losses of the mechanism,
+     * and the pairs through +inf are disjoint from the pairs the arrays
+     * keep.  Subtracting them lost most of the mass at +inf when a steep
+     * tilt (a query at or beyond the largest finite loss) trims a heavy
+     * atom at the top (truncated Laplace). */
     if (side == PLD_UPPER) g->pad += (left + right) * (1.0 + 4.0 * U);
-    else {
-        double dropped = 0.0;
-        for (size_t i = 0; i < g->n; i++)
-            if (i < lo || i >= hi) dropped += g->mass[i] * exp(g->log_scale - g->theta * loss_at(g, i));
-        g->finite = fmax(0.0, g->finite - dropped * (1.0 + 8.0 * U));
-    }
     if (lo > 0) memmove(g->mass, g->mass + lo, (hi - lo) * sizeof *g->mass);
     g->first += (int64_t)lo;
     g->n = hi - lo;

@@ -132,6 +132,61 @@ static double laplace_log_q(double b, double eps)
     return -M_LN2 - 0.5 * (eps + e0);
 }
 
+/* ---- truncated Laplace ---------------------------------------------------------- */
+
+/* P = TLap centred at 1, Q = TLap centred at 0, both with density
+ * (E / 2Z) e^{-E |x - c|} on [c - A, c + A], Z = 1 - e^{-EA} (Geng et al.
+ * 2020; A >= 1 as delta <= 1/2).  With y = x - 1 the loss L = log p/q is
+ *   +inf  for y in (A - 1, A]   (Q = 0 there): P-mass
+ *         ds = (e^E - 1) / (2 (e^{EA} - 1)), the strip of the calibration;
+ *   E     for y in [0, A - 1]:   P-mass mp = (1 - e^{-E(A-1)}) / 2Z, Q-mass e^{-E} mp;
+ *   E (2y + 1) for y in (-1, 0): P-density (E/2Z) e^{E y};
+ *   -E    for y in [-A, -1]:     P-mass e^{-E} mp, Q-mass mp;
+ *   -inf  on Q's own strip, Q-mass ds.
+ * Integrating (1 - e^{eps - L})_+ over P gives, for -E <= eps < E,
+ *   delta(eps) = ds + mp (1 - e^{eps - E}) + (1 - e^{(eps - E)/2})^2 / 2Z,
+ * for eps < -E
+ *   delta(eps) = ds + mp (1 - e^{eps - E}) + (1 - e^{-E})(1 - e^{eps}) / 2Z
+ *                + e^{-E} mp (1 - e^{eps + E}),
+ * and ds for eps >= E (the mass at +inf); every term is positive.  Its
+ * monotonicity in the shift (so that this pair, at the full sensitivity,
+ * dominates a query that moves less) is checked in tests/test_mechanisms.c. */
+typedef struct { double E, log_ds, mp, inv2z; } tlap_terms;
+
+static tlap_terms tlap_of(const pld_profile *p)
+{
+    double E = p->eps, A = p->sigma, z = -expm1(-E * A);
+    tlap_terms t = { E, log_expm1(E) - M_LN2 - log_expm1(E * A), -expm1(-E * (A - 1.0)) / (2.0 * z),
+                     0.5 / z };
+    return t;
+}
+
+static double tlap_log_delta(const pld_profile *p, double eps)
+{
+    tlap_terms t = tlap_of(p);
+    if (eps >= t.E) return t.log_ds;
+    double ds = exp(t.log_ds), rest;
+    if (eps >= -t.E) {
+        double h = -expm1(0.5 * (eps - t.E));
+        rest = t.mp * -expm1(eps - t.E) + h * h * t.inv2z;
+    } else {
+        rest = t.mp * -expm1(eps - t.E) + -expm1(-t.E) * -expm1(eps) * t.inv2z +
+               exp(-t.E) * t.mp * -expm1(eps + t.E);
+    }
+    return log(ds + rest);
+}
+
+/* Q(L > eps): e^{-E} mp + (Q-mass of y in (x1 - 1, 0), x1 = (eps/E + 1)/2)
+ * = e^{-E} mp + e^{-(eps + E)/2} (1 - e^{-(E - eps)/2}) / 2Z on [-E, E);
+ * everything but Q's strip, 1 - ds, below -E; 0 from E on. */
+static double tlap_log_q(const pld_profile *p, double eps)
+{
+    tlap_terms t = tlap_of(p);
+    if (eps >= t.E) return -INFINITY;
+    if (eps < -t.E) return log1mexp(t.log_ds);
+    return log(exp(-t.E) * t.mp + exp(-0.5 * (eps + t.E)) * -expm1(-0.5 * (t.E - eps)) * t.inv2z);
+}
+
 /* ---- discrete Laplace --------------------------------------------------------- */
 
 /* P(x) = c r^{|x - k|}, Q(x) = c r^{|x|} on Z, r = e^{-1/t}, c = (1-r)/(1+r)
@@ -524,6 +579,7 @@ double pld_mech_log_delta(const pld_profile *p, double eps)
     atom a[4];
     switch (p->pair) {
     case PLD_LAPLACE: return laplace_log_delta(p->sigma, eps);
+    case PLD_TRUNCATED_LAPLACE: return tlap_log_delta(p, eps);
     case PLD_RANDOMIZED_RESPONSE: return atoms_log_delta(a, rr_atoms(p, a), eps);
     case PLD_EPSILON_DELTA: return atoms_log_delta(a, epsdelta_atoms(p, a), eps);
     case PLD_DISCRETE_LAPLACE: return dlap_log_delta(p->sigma, (double)p->k, eps);
@@ -546,6 +602,7 @@ double pld_mech_log_q_survival(const pld_profile *p, double eps)
     atom a[4];
     switch (p->pair) {
     case PLD_LAPLACE: return laplace_log_q(p->sigma, eps);
+    case PLD_TRUNCATED_LAPLACE: return tlap_log_q(p, eps);
     case PLD_RANDOMIZED_RESPONSE: return atoms_log_q(a, rr_atoms(p, a), eps);
     case PLD_EPSILON_DELTA: return atoms_log_q(a, epsdelta_atoms(p, a), eps);
     case PLD_DISCRETE_LAPLACE: return dlap_log_q(p->sigma, (double)p->k, eps);
@@ -564,6 +621,7 @@ void pld_mech_loss_range(const pld_profile *p, double z, double *lo, double *hi)
     switch (p->pair) {
     case PLD_LAPLACE: *hi = 1.0 / p->sigma; *lo = -*hi; return;
     case PLD_RANDOMIZED_RESPONSE:
+    case PLD_TRUNCATED_LAPLACE:
     case PLD_EPSILON_DELTA: *hi = p->eps; *lo = -p->eps; return;
     case PLD_DISCRETE_LAPLACE: *hi = (double)p->k / p->sigma; *lo = -*hi; return;
     case PLD_DISCRETE_GAUSSIAN: {
@@ -624,6 +682,7 @@ double pld_profile_atom_spacing(const pld_profile *p)
     case PLD_REPLACE_GAUSSIAN: return 0.0;
     case PLD_LAPLACE: return 1.0 / p->sigma;                  /* +-1/b */
     case PLD_RANDOMIZED_RESPONSE:
+    case PLD_TRUNCATED_LAPLACE:                               /* +-eps and a continuous part */
     case PLD_EPSILON_DELTA: return p->eps;                    /* +-eps (and 0) */
     case PLD_DISCRETE_LAPLACE: return 1.0 / p->sigma;         /* (2x - k)/t */
     case PLD_DISCRETE_GAUSSIAN: return (double)p->k / (2.0 * p->sigma * p->sigma); /* k(2x - k)/(2 s^2) */
@@ -658,6 +717,7 @@ static double loss_scale(const pld_profile *p)
     switch (p->pair) {
     case PLD_LAPLACE: return 1.0 / p->sigma;
     case PLD_RANDOMIZED_RESPONSE:
+    case PLD_TRUNCATED_LAPLACE:
     case PLD_EPSILON_DELTA: return p->eps;
     case PLD_DISCRETE_LAPLACE: return (double)p->k / p->sigma;
     default: return 0.0;
@@ -682,6 +742,7 @@ double pld_mech_delta_relerr(const pld_profile *p, double eps)
     double base = 1e-13 + 32.0 * ULP * (1.0 + fabs(ld));
     switch (p->pair) {
     case PLD_LAPLACE:
+    case PLD_TRUNCATED_LAPLACE:
     case PLD_RANDOMIZED_RESPONSE:
     case PLD_EPSILON_DELTA:
     case PLD_DISCRETE_LAPLACE:

@@ -286,6 +286,17 @@ static int leaf_pair(const dpa_event *e, pld_profile *out, dpa_error *err)
         p.eps = p0;
         p.delta = p1;
         break;
+    case DPA_EVENT_TRUNCATED_LAPLACE: {
+        /* checked by the event's constructor: eps > 0, delta in (0, 1/2] */
+        double bound;
+        int st = dpa_truncated_laplace_bound(1.0, p0, p1, &bound, err);
+        if (st) return st;
+        p.pair = PLD_TRUNCATED_LAPLACE;
+        p.eps = p0;
+        p.delta = p1;
+        p.sigma = bound;
+        break;
+    }
     case DPA_EVENT_SHUFFLED:
         /* checked by the event's constructor: eps0 > 0, n >= 1, the class */
         if (p1 > 0.0)
@@ -317,6 +328,11 @@ static int unsupported(const dpa_event *e, dpa_error *err)
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "pld: zcdp events have no privacy loss distribution (a zCDP bound is not a pair of "
                         "distributions); use the zcdp or rdp accountant");
+    case DPA_EVENT_GSM_FROBENIUS:
+    case DPA_EVENT_GSM_SPECTRAL:
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "pld: the Gaussian Sampling Mechanism's worst case is known as an RDP curve, not as a pair "
+                        "of distributions; use rdp");
     case DPA_EVENT_EXPONENTIAL:
     case DPA_EVENT_REPEATED_SELECTED:
         return dpa_fail(err, DPA_EUNSUPPORTED,
@@ -425,6 +441,8 @@ int pld_profile_of_event(const dpa_event *leaf, dpa_relation relation, pld_profi
         return unsupported(inner, err);
     }
     if (st) return st;
+    if (p.pair == PLD_TRUNCATED_LAPLACE && sampled)
+        return dpa_fail(err, DPA_EUNSUPPORTED, "pld: %s of truncated Laplace events is not supported", sampling_name);
     if (p.pair == PLD_SHUFFLE_CLONES) {
         if (sampled)
             return dpa_fail(err, DPA_EUNSUPPORTED, "pld: %s of shuffled rounds is not supported", sampling_name);

@@ -29,11 +29,14 @@ typedef enum {
     PLD_SAMPLED_ADD,      /* (Q, q P + (1-q) Q) */
     PLD_SHUFFLE_CLONES,   /* the clones pair of n shuffled eps0-local randomizers (shuffle_clones.c);
                            * eps = eps0, k = n, randomizer = the dpa_local_class */
-    PLD_WITHOUT_REPLACEMENT /* sampling of m records out of n without replacement,
+    PLD_WITHOUT_REPLACEMENT, /* sampling of m records out of n without replacement,
                            * replace-one, q = m/n: the pair whose profile is
                            * max(delta of (q P + (1-q) Q, Q), delta of (Q, q P + (1-q) Q)),
                            * (P, Q) the pair `inner` (PLD_GAUSSIAN or a
                            * symmetric leaf) with this struct's parameters */
+    PLD_TRUNCATED_LAPLACE /* truncated Laplace shifted by the sensitivity 1 against centred:
+                           * density e^{-eps|x - 1|} on [1 - A, 1 + A] against e^{-eps|x|}
+                           * on [-A, A]; eps = eps, A = sigma (pld_mechanisms.c) */
 } pld_pair;
 
 typedef struct pld_profile {

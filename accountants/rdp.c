@@ -113,7 +113,15 @@ static int repeated_selected(const rdp_state *s, const dpa_options *opt, const d
             out[i] = inner[i] + p1 * delta_hat + log(p1) / (l - 1.0);
         }
     } else {
-        double eta = p1, gamma = p2;
+        /* DPA_REPEAT_GEOMETRIC(gamma) is the truncated negative binomial
+         * with eta = 1 (P[K = k] = gamma (1 - gamma)^(k-1)); gamma = 1 is
+         * a single run */
+        double eta = dist == DPA_REPEAT_GEOMETRIC ? 1.0 : p1, gamma = dist == DPA_REPEAT_GEOMETRIC ? p1 : p2;
+        if (gamma == 1.0) {
+            memcpy(out, inner, s->n * sizeof *out);
+            free(inner);
+            return DPA_OK;
+        }
         double mean = eta == 0.0 ? (1.0 / gamma - 1.0) / log(1.0 / gamma)
                                  : eta * (1.0 - gamma) / (gamma * (1.0 - pow(gamma, eta)));
         double c = INFINITY;
@@ -210,6 +218,20 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
     }
     case DPA_EVENT_REPEATED_SELECTED:
         return repeated_selected(s, opt, e, out, err);
+    case DPA_EVENT_GSM_FROBENIUS: {     /* seed 002's GSM, lib/gsm.c */
+        double k = (double)dpa_event_count(e, 0);
+        FILL(k * dpa_gsm_order_frobenius(alpha, p0) * (1.0 + 2.0 * DBL_EPSILON));
+        return DPA_OK;
+    }
+    case DPA_EVENT_GSM_SPECTRAL: {
+        double k = (double)dpa_event_count(e, 0), n = (double)dpa_event_count(e, 1);
+        FILL(k * dpa_gsm_order_spectral(alpha, n, p0) * (1.0 + 2.0 * DBL_EPSILON));
+        return DPA_OK;
+    }
+    case DPA_EVENT_TRUNCATED_LAPLACE:
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "rdp: truncated Laplace has infinite Renyi divergence at every order (its two output "
+                        "distributions have different supports); use pld, which accounts it exactly");
     case DPA_EVENT_SHUFFLED: {
         /* the clones pair of shuffle_clones.c, whose divergence dominates
          * the shuffled outputs' (post-processing); and the local eps0-DP */

@@ -18,6 +18,14 @@
  * (the note: base eps 1.33 at m = 20 gives 4.32, where the paper reports
  * 2.88); the rdp accountant's Papernot-Steinke bound is usually tighter.
  *
+ * Liu & Talwar's random stopping (2019, Thm 3.1: run a pure eps-DP
+ * mechanism until a coin of probability gamma stops it, release the best
+ * run) is 3 eps-DP whatever gamma: for a repeated_selected event with the
+ * geometric distribution this accountant reports 3 eps_base with eps_base
+ * the base's eps at delta = 0 (its pure-DP eps), and refuses a base that is
+ * not pure DP (rdp's Papernot-Steinke bound covers those: the geometric is
+ * the truncated negative binomial with eta = 1).
+ *
  * The base profile comes from a sub-accountant, the first of gaussian,
  * pld and rdp that supports the base mechanism, and its certified upper
  * bounds are used throughout; this accountant gives no lower bound.
@@ -31,12 +39,15 @@
 typedef struct {
     dpa_accountant *base;   /* the base mechanism, composed once */
     double mean;            /* m, the Poisson mean of the number of runs */
+    int geometric;          /* Liu-Talwar random stopping */
+    double gamma;           /* its stopping probability */
+    double pure_eps;        /* geometric: the base's eps at delta = 0 */
 } tuning_state;
 
 static const char *const base_methods[] = { "gaussian", "pld", "rdp" };
 
 /* The tuning event: repeated_selected(Poisson(m), inner), alone. */
-static int tuning_event(const dpa_event *e, const dpa_event **inner, double *mean, dpa_error *err)
+static int tuning_event(const dpa_event *e, const dpa_event **inner, double *mean, int *geometric, dpa_error *err)
 {
     while (dpa_event_get_kind(e) == DPA_EVENT_SELF_COMPOSED && dpa_event_count(e, 0) == 1)
         e = dpa_event_child(e, 0);
@@ -44,14 +55,54 @@ static int tuning_event(const dpa_event *e, const dpa_event **inner, double *mea
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "tuning: only a repeated_selected event (private tuning) is supported, not %s",
                         dpa_event_kind_name(dpa_event_get_kind(e)));
-    if (dpa_event_count(e, 0) != DPA_REPEAT_POISSON)
+    *geometric = dpa_event_count(e, 0) == DPA_REPEAT_GEOMETRIC;
+    if (dpa_event_count(e, 0) != DPA_REPEAT_POISSON && !*geometric)
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "tuning: the profile bound is for a Poisson number of runs; use rdp for the truncated "
                         "negative binomial");
     *inner = dpa_event_child(e, 0);
     *mean = dpa_event_param(e, 0);
+    if (*geometric) return DPA_OK;   /* gamma in (0, 1], checked by the constructor */
     if (!(*mean > 0.0 && isfinite(*mean)))
         return dpa_fail(err, DPA_EINVAL, "tuning: the Poisson mean must be positive and finite, got %g", *mean);
+    return DPA_OK;
+}
+
+/* The pure-DP eps of one leaf, +inf when it has none (Gaussian noise, a
+ * delta > 0). */
+static double leaf_pure_eps(const dpa_event *e)
+{
+    double p0 = dpa_event_param(e, 0);
+    switch (dpa_event_get_kind(e)) {
+    case DPA_EVENT_LAPLACE: return 1.0 / p0;
+    case DPA_EVENT_RANDOMIZED_RESPONSE:
+    case DPA_EVENT_EXPONENTIAL: return p0;
+    case DPA_EVENT_DISCRETE_LAPLACE: return (double)dpa_event_count(e, 0) / p0;
+    case DPA_EVENT_EPSILON_DELTA: return dpa_event_param(e, 1) == 0.0 ? p0 : INFINITY;
+    default: return INFINITY;
+    }
+}
+
+static int add_pure_eps(const dpa_event *leaf, double times, void *ctx, dpa_error *err)
+{
+    (void)err;
+    *(double *)ctx += times * leaf_pure_eps(leaf);
+    return DPA_OK;
+}
+
+/* The base's pure-DP eps (basic composition of its leaves, rounded up),
+ * which Liu-Talwar needs finite. */
+static int pure_epsilon(const dpa_event *inner, double *eps, dpa_error *err)
+{
+    double sum = 0.0;
+    int st = dpa_event_visit_leaves(inner, add_pure_eps, &sum, err);
+    if (st) return st;
+    if (!isfinite(sum))
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "tuning: Liu-Talwar's random stopping (3 eps) needs a pure eps-DP base mechanism (Laplace, "
+                        "randomized response, exponential, (eps, 0)); for others use rdp, where the geometric "
+                        "number of runs is the truncated negative binomial with eta = 1");
+    *eps = sum * (1.0 + 8.0 * DBL_EPSILON);
     return DPA_OK;
 }
 
@@ -75,28 +126,32 @@ static int tuning_supports(const void *state, const dpa_options *opt, const dpa_
 {
     const tuning_state *s = state;
     const dpa_event *inner;
-    double mean;
-    int st = tuning_event(e, &inner, &mean, err);
+    double mean, eps;
+    int geometric;
+    int st = tuning_event(e, &inner, &mean, &geometric, err);
     if (st) return st;
     if (s->base)
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "tuning: one tuned mechanism per accountant (its bound is not a privacy profile that composes)");
     dpa_accountant *a = base_for(inner, opt, err);
     if (!a) return err ? err->status : DPA_EUNSUPPORTED;
+    if (geometric) st = pure_epsilon(inner, &eps, err);
     dpa_accountant_free(a);
-    return DPA_OK;
+    return st;
 }
 
 static int tuning_compose(void *state, const dpa_options *opt, const dpa_event *e, dpa_error *err)
 {
     tuning_state *s = state;
     const dpa_event *inner;
-    int st = tuning_event(e, &inner, &s->mean, err);
+    int st = tuning_event(e, &inner, &s->mean, &s->geometric, err);
     if (st) return st;
     dpa_accountant *a = base_for(inner, opt, err);
     if (!a) return err ? err->status : DPA_EUNSUPPORTED;
     st = dpa_accountant_compose(a, inner, err);
+    if (!st && s->geometric) st = pure_epsilon(inner, &s->pure_eps, err);
     if (st) { dpa_accountant_free(a); return st; }
+    if (s->geometric) { s->gamma = s->mean; s->mean = 0.0; }
     s->base = a;
     return DPA_OK;
 }
@@ -123,6 +178,11 @@ static int tuning_epsilon(void *state, const dpa_options *opt, double delta, dpa
     (void)opt;
     *out = (dpa_bound){ 0 };
     if (!s->base) { out->flags = DPA_EXACT; return DPA_OK; }
+    if (s->geometric) {         /* Liu-Talwar: 3 eps_base, whatever delta */
+        out->upper = out->estimate = 3.0 * s->pure_eps * (1.0 + 2.0 * DBL_EPSILON);
+        out->flags = DPA_NO_LOWER;
+        return DPA_OK;
+    }
     double tv;
     int st = base_delta(s, 0.0, &tv, err);
     if (st) return st;
@@ -143,6 +203,11 @@ static int tuning_delta(void *state, const dpa_options *opt, double epsilon, dpa
     (void)opt;
     *out = (dpa_bound){ 0 };
     if (!s->base) { out->flags = DPA_EXACT; return DPA_OK; }
+    if (s->geometric) {         /* 3 eps_base-DP: delta 0 from there on, no bound (1) below */
+        out->upper = out->estimate = epsilon >= 3.0 * s->pure_eps * (1.0 + 2.0 * DBL_EPSILON) ? 0.0 : 1.0;
+        out->flags = DPA_NO_LOWER;
+        return DPA_OK;
+    }
     double tv, d = 1.0;
     int st = base_delta(s, 0.0, &tv, err);
     if (st) return st;
@@ -157,14 +222,19 @@ static int tuning_delta(void *state, const dpa_options *opt, double epsilon, dpa
 
 static double tuning_state_value(const void *state, const char **what)
 {
+    const tuning_state *s = state;
+    if (s->geometric) {
+        *what = "stopping probability of the runs (Liu-Talwar)";
+        return s->gamma;
+    }
     *what = "Poisson mean of the runs";
-    return ((const tuning_state *)state)->mean;
+    return s->mean;
 }
 
 const dpa_accountant_ops dpa_tuning_accountant = {
     .name = "tuning",
     .summary = "private tuning by its privacy profile (Thm 5.1 of Bok et al. 2024 as printed: loose, "
-               "eps_base(delta/m) + m TV)",
+               "eps_base(delta/m) + m TV), or Liu-Talwar random stopping (3 eps, pure-DP base)",
     .state_size = sizeof(tuning_state),
     .destroy = tuning_destroy,
     .supports = tuning_supports,

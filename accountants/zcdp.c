@@ -63,6 +63,15 @@ static int leaf_rho(const dpa_event *e, double *rho, double *xi, int *gaussian, 
                             "zcdp: an (eps, delta) event with delta > 0 has no zCDP guarantee");
         eps = p0;
         break;
+    case DPA_EVENT_TRUNCATED_LAPLACE:
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "zcdp: truncated Laplace is not zCDP (its Renyi divergence is infinite at every order: the "
+                        "two output distributions have different supports); use pld");
+    case DPA_EVENT_GSM_FROBENIUS:
+    case DPA_EVENT_GSM_SPECTRAL:
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "zcdp: the Gaussian Sampling Mechanism's RDP is not linear in the order (and infinite "
+                        "above 1/M); use rdp");
     case DPA_EVENT_POISSON_SAMPLED:
     case DPA_EVENT_SAMPLED_WITHOUT_REPLACEMENT:
     case DPA_EVENT_SAMPLED_WITH_REPLACEMENT:

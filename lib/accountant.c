@@ -2,7 +2,9 @@
 #include "internal.h"
 #include "numerics.h"
 
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +13,10 @@ struct dpa_accountant {
     dpa_options opt;
     void *state;
     int hidden_state;   /* a noisy_cgd event was composed */
+    /* additive failure deltas (dpa_accountant_add_failure) */
+    size_t num_failures;
+    double failure_delta[DPA_MAX_FAILURES];
+    char failure_what[DPA_MAX_FAILURES][64];
 };
 
 void dpa_options_init(dpa_options *opt)
@@ -121,13 +127,68 @@ static int check_bound(const dpa_accountant *a, const dpa_bound *b, dpa_error *e
     return DPA_OK;
 }
 
+int dpa_accountant_add_failure(dpa_accountant *a, double delta, const char *what, dpa_error *err)
+{
+    if (!a) return dpa_fail(err, DPA_EINVAL, "add_failure: accountant is NULL");
+    if (!(delta >= 0.0 && delta < 1.0))
+        return dpa_fail(err, DPA_EINVAL, "add_failure: the failure probability must lie in [0, 1), got %g", delta);
+    if (a->num_failures == DPA_MAX_FAILURES)
+        return dpa_fail(err, DPA_EINVAL, "add_failure: at most %d failure terms per accountant", DPA_MAX_FAILURES);
+    a->failure_delta[a->num_failures] = delta;
+    snprintf(a->failure_what[a->num_failures], sizeof a->failure_what[0], "%s", what ? what : "failure event");
+    a->num_failures++;
+    return DPA_OK;
+}
+
+size_t dpa_accountant_num_failures(const dpa_accountant *a)
+{
+    return a ? a->num_failures : 0;
+}
+
+int dpa_accountant_failure(const dpa_accountant *a, size_t i, double *delta, const char **what)
+{
+    if (!a || i >= a->num_failures) return DPA_EINVAL;
+    if (delta) *delta = a->failure_delta[i];
+    if (what) *what = a->failure_what[i];
+    return DPA_OK;
+}
+
+/* The failure terms' sum, rounded up (each addition within an ulp). */
+static double failure_total(const dpa_accountant *a)
+{
+    double t = 0.0;
+    for (size_t i = 0; i < a->num_failures; i++) t += a->failure_delta[i];
+    return t * (1.0 + 2.0 * (double)a->num_failures * DBL_EPSILON);
+}
+
+/* With failure terms the mechanism's own lower bound no longer bounds the
+ * whole (the failures are bounded, not known): only the upper is kept. */
+static void drop_lower(dpa_bound *out)
+{
+    out->lower = 0.0;
+    out->flags = (out->flags & ~(unsigned)DPA_EXACT & ~(unsigned)DPA_PAIR_LOWER) | DPA_NO_LOWER;
+}
+
 int dpa_accountant_epsilon(dpa_accountant *a, double delta, dpa_bound *out, dpa_error *err)
 {
     if (!a || !out) return dpa_fail(err, DPA_EINVAL, "epsilon: accountant or output is NULL");
     int st = dpa_check_delta(delta, err);
-    if (!st) st = a->ops->epsilon(a->state, &a->opt, delta, out, err);
+    if (st) return st;
+    double inner = delta;
+    if (a->num_failures) {
+        double total = failure_total(a);
+        if (!(delta > total))
+            return dpa_fail(err, DPA_EINVAL,
+                            "epsilon: delta %g does not exceed the failure terms' %g (%zu term%s, first: %s)", delta,
+                            total, a->num_failures, a->num_failures == 1 ? "" : "s", a->failure_what[0]);
+        inner = (delta - total) * (1.0 - 2.0 * DBL_EPSILON);   /* rounded down: eps decreases in delta */
+    }
+    st = a->ops->epsilon(a->state, &a->opt, inner, out, err);
     if (!st) st = check_bound(a, out, err);
-    if (!st || st == DPA_EACCURACY) mark_hidden_state(a, out);
+    if (!st || st == DPA_EACCURACY) {
+        mark_hidden_state(a, out);
+        if (a->num_failures) drop_lower(out);
+    }
     return st;
 }
 
@@ -137,7 +198,15 @@ int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_
     int st = dpa_check_epsilon(epsilon, err);
     if (!st) st = a->ops->delta(a->state, &a->opt, epsilon, out, err);
     if (!st) st = check_bound(a, out, err);
-    if (!st || st == DPA_EACCURACY) mark_hidden_state(a, out);
+    if (!st || st == DPA_EACCURACY) {
+        mark_hidden_state(a, out);
+        if (a->num_failures) {
+            double total = failure_total(a);
+            out->upper = fmin(1.0, (out->upper + total) * (1.0 + 2.0 * DBL_EPSILON));
+            out->estimate = fmin(1.0, out->estimate + total);
+            drop_lower(out);
+        }
+    }
     return st;
 }
 

@@ -103,11 +103,33 @@ typedef enum dpa_event_kind {
     DPA_EVENT_SAMPLED_WITH_REPLACEMENT,
     DPA_EVENT_SELF_COMPOSED,
     DPA_EVENT_COMPOSED,
-    DPA_EVENT_REPEATED_SELECTED
+    DPA_EVENT_REPEATED_SELECTED,
+    DPA_EVENT_TRUNCATED_LAPLACE,
+    DPA_EVENT_GSM_FROBENIUS,
+    DPA_EVENT_GSM_SPECTRAL
 } dpa_event_kind;
 
 /* Leaves. */
 dpa_event *dpa_event_gaussian(double noise_multiplier, dpa_error *err);
+/* Truncated Laplace (Geng, Ding, Guo & Kumar 2020) calibrated to (epsilon,
+ * delta) for a scalar query of sensitivity 1: density proportional to
+ * e^(-epsilon |z|) on [-A, A], A = dpa_truncated_laplace_bound(1, epsilon,
+ * delta).  Its privacy loss is +inf with probability exactly delta, so
+ * only pld accounts it (exactly, with that mass at +inf); rdp, zcdp and gdp
+ * refuse it (its Renyi divergence is infinite at every order). */
+dpa_event *dpa_event_truncated_laplace(double epsilon, double delta, dpa_error *err);
+/* The Gaussian Sampling Mechanism (seed 002, Alg. 1; Alabi et al. 2023):
+ * k samples g_i ~ N(0, Sigma(D)), released as (1/k) sum g_i g_i^T.  Its
+ * RDP, for the eigenvalues mu_j of Sigma^-1/2 Sigma' Sigma^-1/2, is
+ * k sum_j c_a(mu_j), c_a(mu) = [a ln mu - ln(a mu + 1 - a)] / (2 (a - 1)).
+ * Worst cases over neighbours (../shared/notes/ntk-sparse-seeds-002-004.md
+ * 1.10), accounted by rdp only:
+ *   frobenius  ||Sigma^-1/2 Sigma' Sigma^-1/2 - I||_F <= M (both ways),
+ *              M in (0, 1): k c_a(1 - M), finite for a < 1/M;
+ *   spectral   (1 - eta) Sigma <= Sigma' <= (1 + eta) Sigma for n x n
+ *              matrices, eta in (0, 1): k n max(c_a(1 - eta), c_a(1 + eta)). */
+dpa_event *dpa_event_gsm_frobenius(uint64_t k, double M, dpa_error *err);
+dpa_event *dpa_event_gsm_spectral(uint64_t k, uint64_t n, double eta, dpa_error *err);
 dpa_event *dpa_event_laplace(double noise_multiplier, dpa_error *err);
 /* k-ary randomized response answering truthfully w.p. e^eps/(e^eps+k-1). */
 dpa_event *dpa_event_randomized_response(double epsilon, uint32_t k, dpa_error *err);
@@ -201,8 +223,11 @@ dpa_event *dpa_event_self_composed(dpa_event *inner, uint64_t count, dpa_error *
 dpa_event *dpa_event_composed(dpa_event *const *events, size_t n, dpa_error *err);
 /* Private tuning (Papernot & Steinke 2022): run `inner` a random number of
  * times and release the best.  distribution: DPA_REPEAT_POISSON (parameter
- * = mean) or DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL (eta, gamma). */
-enum { DPA_REPEAT_POISSON = 0, DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL = 1 };
+ * = mean), DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL (eta, gamma), or
+ * DPA_REPEAT_GEOMETRIC (gamma, the stopping probability of each round):
+ * Liu & Talwar's (2019, Thm 3.1) random stopping, 3 eps-DP for a pure
+ * eps-DP inner mechanism, whatever gamma (the tuning accountant). */
+enum { DPA_REPEAT_POISSON = 0, DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL = 1, DPA_REPEAT_GEOMETRIC = 2 };
 dpa_event *dpa_event_repeated_selected(dpa_event *inner, int distribution,
                                        double param1, double param2, dpa_error *err);
 
@@ -303,6 +328,36 @@ int dpa_gdp_mu(double epsilon, double delta, dpa_bound *out, dpa_error *err);
 /* Analytic Gaussian calibration (Balle & Wang 2018): the smallest noise
  * multiplier with delta(eps) <= delta; out->upper is the safe value. */
 int dpa_gaussian_sigma(double epsilon, double delta, dpa_bound *out, dpa_error *err);
+
+/* Truncated Laplace's bound (Geng et al. 2020): A = (sensitivity/epsilon)
+ * ln(1 + (e^epsilon - 1)/(2 delta)), rounded up; the noise with density
+ * proportional to e^(-epsilon |z| / sensitivity) on [-A, A] makes a query of
+ * that sensitivity (epsilon, delta)-DP.  delta in (0, 1/2]. */
+int dpa_truncated_laplace_bound(double sensitivity, double epsilon, double delta, double *bound, dpa_error *err);
+
+/* The Gaussian Sampling Mechanism's exact RDP at order alpha > 1 for one
+ * pair: k sum_j c_alpha(mu_j) over the n eigenvalues mu_j > 0 of
+ * Sigma^-1/2 Sigma' Sigma^-1/2 (D_alpha(N(0, Sigma)^k || N(0, Sigma')^k)),
+ * rounded up; +inf when some alpha mu_j + 1 - alpha <= 0. */
+int dpa_gsm_rdp(double alpha, uint64_t k, const double *mu, size_t n, double *rdp, dpa_error *err);
+/* The largest k whose GSM event (frobenius when n == 0, else spectral over
+ * n x n matrices) is (epsilon, delta)-DP under the rdp accountant (opt may
+ * be NULL); *k = 0 when even one sample is not.  k is searched up to 2^53. */
+int dpa_gsm_max_samples(double M_or_eta, uint64_t n, double epsilon, double delta, const dpa_options *opt,
+                        uint64_t *k, dpa_error *err);
+
+/* ---- failure events ---------------------------------------------------- */
+/* An additive delta for an event outside the mechanisms (random features
+ * that fail to concentrate, a random matrix without the restricted isometry
+ * the sensitivity assumed): each adds `delta` to every delta the accountant
+ * reports, and eps(delta) is answered at delta minus their sum (DPA_EINVAL
+ * when that leaves nothing).  `what` (copied, at most 63 bytes kept) names
+ * it in reports.  Up to DPA_MAX_FAILURES per accountant. */
+#define DPA_MAX_FAILURES 16
+int dpa_accountant_add_failure(dpa_accountant *a, double delta, const char *what, dpa_error *err);
+/* The number of failure terms, and term i's delta and name. */
+size_t dpa_accountant_num_failures(const dpa_accountant *a);
+int dpa_accountant_failure(const dpa_accountant *a, size_t i, double *delta, const char **what);
 
 /* ---- privacy filters (fully adaptive composition) ---------------------- */
 /* Before each step, "may I run a step of this cost?", the cost chosen after

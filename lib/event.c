@@ -41,6 +41,9 @@ static const struct {
     [DPA_EVENT_COMPOSED] = { "composed", { 0 }, { 0 } },
     [DPA_EVENT_REPEATED_SELECTED] = { "repeated_selected", { "param1", "param2" },
                                       { "distribution" } },
+    [DPA_EVENT_TRUNCATED_LAPLACE] = { "truncated_laplace", { "eps", "delta" }, { 0 } },
+    [DPA_EVENT_GSM_FROBENIUS] = { "gsm_frobenius", { "M" }, { "k" } },
+    [DPA_EVENT_GSM_SPECTRAL] = { "gsm_spectral", { "eta" }, { "k", "n" } },
 };
 
 static dpa_event *event_new(dpa_event_kind kind, dpa_error *err)
@@ -140,6 +143,36 @@ dpa_event *dpa_event_epsilon_delta(double epsilon, double delta, dpa_error *err)
     REQUIRE(delta >= 0.0 && delta < 1.0, "epsilon_delta: delta must lie in [0, 1), got %g", delta);
     dpa_event *e = event_new(DPA_EVENT_EPSILON_DELTA, err);
     if (e) { e->param[0] = epsilon; e->param[1] = delta; }
+    return e;
+}
+
+dpa_event *dpa_event_truncated_laplace(double epsilon, double delta, dpa_error *err)
+{
+    REQUIRE(positive_finite(epsilon), "truncated_laplace: epsilon must be positive and finite, got %g", epsilon);
+    REQUIRE(delta > 0.0 && delta <= 0.5, "truncated_laplace: delta must lie in (0, 1/2], got %g", delta);
+    dpa_event *e = event_new(DPA_EVENT_TRUNCATED_LAPLACE, err);
+    if (e) { e->param[0] = epsilon; e->param[1] = delta; }
+    return e;
+}
+
+dpa_event *dpa_event_gsm_frobenius(uint64_t k, double M, dpa_error *err)
+{
+    REQUIRE(k >= 1, "gsm_frobenius: k (samples) must be at least 1");
+    REQUIRE(M > 0.0 && M < 1.0,
+            "gsm_frobenius: M must lie in (0, 1) (at M >= 1 an eigenvalue may reach 0 and no order is finite), "
+            "got %g", M);
+    dpa_event *e = event_new(DPA_EVENT_GSM_FROBENIUS, err);
+    if (e) { e->param[0] = M; e->count[0] = k; }
+    return e;
+}
+
+dpa_event *dpa_event_gsm_spectral(uint64_t k, uint64_t n, double eta, dpa_error *err)
+{
+    REQUIRE(k >= 1, "gsm_spectral: k (samples) must be at least 1");
+    REQUIRE(n >= 1, "gsm_spectral: n (the matrix dimension) must be at least 1");
+    REQUIRE(eta > 0.0 && eta < 1.0, "gsm_spectral: eta must lie in (0, 1), got %g", eta);
+    dpa_event *e = event_new(DPA_EVENT_GSM_SPECTRAL, err);
+    if (e) { e->param[0] = eta; e->count[0] = k; e->count[1] = n; }
     return e;
 }
 
@@ -264,6 +297,9 @@ dpa_event *dpa_event_repeated_selected(dpa_event *inner, int distribution, doubl
     if (inner) {
         if (distribution == DPA_REPEAT_POISSON) {
             REQUIRE_OWN(positive_finite(param1), "repeated_selected: Poisson mean must be positive, got %g", param1);
+        } else if (distribution == DPA_REPEAT_GEOMETRIC) {
+            REQUIRE_OWN(param1 > 0.0 && param1 <= 1.0,
+                        "repeated_selected: the stopping probability gamma must lie in (0, 1], got %g", param1);
         } else if (distribution == DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL) {
             REQUIRE_OWN(param1 > -1.0 && isfinite(param1), "repeated_selected: eta must be > -1, got %g", param1);
             REQUIRE_OWN(param2 > 0.0 && param2 < 1.0, "repeated_selected: gamma must lie in (0, 1), got %g", param2);

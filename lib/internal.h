@@ -44,6 +44,12 @@ int dpa_event_noisy_cgd_mu(const dpa_event *e, double *mu);
  * not attain (accountants flag their lower bounds DPA_PAIR_LOWER). */
 int dpa_event_has_hidden_state(const dpa_event *e);
 
+/* One sample's worst-case GSM RDP at order a (lib/gsm.c), rounded up, +inf
+ * where infinite: the Frobenius bound M, and the spectral sandwich eta over
+ * n eigenvalues. */
+double dpa_gsm_order_frobenius(double a, double M);
+double dpa_gsm_order_spectral(double a, double n, double eta);
+
 /* The accountant interface.  `state` is a block of state_size bytes owned
  * by the generic accountant; it is zeroed before init.  The generic layer
  * calls supports() before compose(), so compose() sees only supported events
