@@ -47,4 +47,9 @@ DPT_HIDDEN const char *dpt_shown(const char *field, char *buf, size_t size);
  * infinity (overflow included). */
 DPT_HIDDEN int dpt_parse_number(const char *s, double *out);
 
+/* The whole of `s` as a decimal count (digits only): 1 and *out, or 0 when
+ * it is not one or does not fit; the generators' "key=value" specs. */
+DPT_HIDDEN int dpt_parse_size(const char *s, size_t *out);
+DPT_HIDDEN int dpt_parse_ulong(const char *s, unsigned long *out);
+
 #endif

@@ -356,6 +356,271 @@ int dpt_cls_train(const dpt_dataset *train, dpt_model *model, const dpt_cls_opti
  * loss (NoisyCGD only). */
 int dpt_cls_account(size_t n, double beta, const dpt_cls_options *opt, dpt_cls_result *out, dpa_error *err);
 
+/* ---- private NTK regression (seed 002; trainers/ntk.c) ---------------------
+ *
+ * Quadratic-activation NTK with m public Gaussian neurons w_r ~ N(0,
+ * sigma_w^2 I_d) drawn from the seed (../shared/notes/ntk-sparse-seeds-
+ * 002-004.md 1.1): K(x, z) = (1/m) sum_r <w_r,x><w_r,z><x,z> = <x,z> x^T Wbar z,
+ * Wbar = (1/m) sum_r w_r w_r^T.  Every row is first (optionally projected,
+ * see `project`, then) scaled to norm B (a per-record map, so free of
+ * privacy cost; a zero row stays zero); beta is measured between these
+ * processed rows.
+ * Training: K_lambda = K(X, X) + lambda I, alpha = K_lambda^-1 Y (Y one-hot,
+ * C classes), prediction argmax_c K(x, X)^T alpha.
+ * Private (seed 002's Alg. 2 as reconstructed in note 1.7), under the
+ * beta-close relation (one row moves by at most beta in l2; labels public):
+ *   1. Ktilde = GSM(K_lambda, k) = (1/k) sum_i g_i g_i^T, g_i ~ N(0, K_lambda),
+ *      (epsilon_gsm, delta_gsm)-DP by dpa_event_gsm_frobenius(k, M) with the
+ *      deterministic M = S_H / lambda, S_H = sqrt(8 (n + 1)) ||Wbar||_op B^3
+ *      beta (note 1.5, [D] points 1-2: no failure probability);
+ *      k = dpa_gsm_max_samples(M, 0, eps_gsm, delta_gsm) unless given;
+ *   2. alpha~ = Ktilde^+ Y (pseudo-inverse: Ktilde has rank min(k, n));
+ *   3. Xtilde = X + Z, Z_ij i.i.d. truncated Laplace with l1 sensitivity
+ *      sqrt(d) beta (note 1.6), bound A = dpa_truncated_laplace_bound(
+ *      sqrt(d) beta, eps_features, delta_features): (eps_features,
+ *      delta_features)-DP;
+ *   4. prediction argmax_c K(x, Xtilde)^T alpha~; in all (eps_gsm +
+ *      eps_features, delta_gsm + delta_features)-DP by basic composition. */
+typedef struct dpt_ntk_options {
+    size_t width;              /* m >= 1 (default 256) */
+    double weight_std;         /* sigma_w > 0 (default 1) */
+    double ridge;              /* lambda > 0 (default 1) */
+    double row_norm;           /* B > 0 (default 1) */
+    size_t project;            /* p >= 1: a public seeded Gaussian random projection of the rows to p
+                                * dimensions (entries N(0, 1/p)) before the row scaling, so the model,
+                                * the feature noise and beta live in R^p; 0: none (default) */
+    double beta;               /* adjacency radius, 0 < beta <= 2B (default 1e-5) */
+    int private_;              /* 0: the non-private baseline (default 1) */
+    double epsilon_gsm, delta_gsm;           /* defaults 1, 5e-6 */
+    double epsilon_features, delta_features; /* defaults 1, 5e-6 */
+    uint64_t samples;          /* k >= 1; 0: the largest admissible (default) */
+    int features_noise_off;    /* 1: skip step 3 (tests, ablation; then not private) */
+    unsigned long seed;        /* neurons and noise (default 1) */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
+} dpt_ntk_options;
+
+void dpt_ntk_defaults(dpt_ntk_options *opt);
+
+typedef struct dpt_ntk_result {
+    size_t n, classes;
+    double wbar_norm;          /* ||Wbar||_op (rounded up) */
+    double sensitivity_h;      /* S_H */
+    double sensitivity_m;      /* M = S_H / lambda */
+    uint64_t samples;          /* k used */
+    uint64_t samples_max;      /* largest admissible k by exact RDP (0 if none) */
+    double samples_paper;      /* seed 002's threshold eps^2 / (8 ln(1/delta) M^2) (note 1.9, [R-lo]) */
+    double epsilon_gsm;        /* the GSM's certified eps (rdp accountant) at delta_gsm, <= epsilon_gsm asked */
+    double tlap_bound;         /* A of the feature noise */
+    double epsilon, delta;     /* total, by basic composition (inf, 0 when not private) */
+    double train_accuracy;     /* of the released predictor on the training rows */
+    char accounting[400];
+} dpt_ntk_result;
+
+typedef struct dpt_ntk_model dpt_ntk_model;
+
+/* Train on `train` (y = class labels 0..C-1, integers, C >= 2); DPA_EINVAL
+ * naming the bad option or label (also when no k >= 1 is admissible, with
+ * the M and the budget), DPA_ENOMEM. */
+int dpt_ntk_train(const dpt_dataset *train, const dpt_ntk_options *opt, dpt_ntk_model **model, dpt_ntk_result *out,
+                  dpa_error *err);
+/* Class scores (n x C) and the accuracy on `data` (labels as in training;
+ * a label >= C counts as wrong). */
+int dpt_ntk_scores(const dpt_ntk_model *m, const double *x, size_t n, double *scores, dpa_error *err);
+double dpt_ntk_accuracy(const dpt_ntk_model *m, const dpt_dataset *data);
+void dpt_ntk_free(dpt_ntk_model *m);
+
+/* Pieces, public for the tests: the neurons (m x d, row-major) of a seed;
+ * the feature map phi(x) = (1/sqrt m)[<w_1,x> x; ...; <w_m,x> x] (m d values);
+ * the kernel K (n1 x n2) between rows of a (n1 x d) and b (n2 x d) by the
+ * closed form <x,z> x^T Wbar z (no row scaling). */
+int dpt_ntk_neurons(size_t m, size_t d, double weight_std, unsigned long seed, double *w, dpa_error *err);
+void dpt_ntk_feature(const double *w, size_t m, size_t d, const double *x, double *phi);
+int dpt_ntk_kernel(const double *w, size_t m, size_t d, const double *a, size_t n1, const double *b, size_t n2,
+                   double *k, dpa_error *err);
+/* A draw of (1/k) sum_i g_i g_i^T, g_i ~ N(0, sigma) (sigma n x n, positive
+ * definite): Bartlett's decomposition of the Wishart when k >= n (cost n^3
+ * whatever k), k explicit samples otherwise; into out (n x n). */
+int dpt_gsm_sample(const double *sigma, size_t n, uint64_t k, unsigned long seed, double *out, dpa_error *err);
+/* A draw of truncated Laplace: density proportional to e^(-|z|/b) on [-A, A]. */
+double dpt_truncated_laplace(void *gsl_rng, double b, double A);
+
+/* ---- sparse-gradient DP (seed 004; trainers/sparse.c, sparse_opt.c) ---------
+ *
+ * Euclidean projection onto the l1 ball {x : ||x||_1 <= radius} (Duchi,
+ * Shalev-Shwartz, Singer & Chandra 2008, by sorting); out may equal v. */
+void dpt_project_l1_ball(const double *v, size_t d, double radius, double *out);
+
+/* Synthetic s-sparse data: n rows in R^d, each with exactly s nonzero
+ * coordinates drawn without replacement with probability proportional to
+ * (j + 1)^-zipf (zipf 0: uniform), values
+ *   DPT_SPARSE_ONE_HOT  L / sqrt(s) each (bag of features),
+ *   DPT_SPARSE_GAUSSIAN N(0, 1) then scaled to l2 norm L;
+ * y: for logistic data, +-1 with P(y = 1) = 1 / (1 + e^-(x.w*)), w* with
+ * `wstar_support` nonzero N(0, 1) coordinates scaled to norm wstar_norm;
+ * 0 otherwise.  wstar (d values) may be NULL. */
+typedef enum { DPT_SPARSE_ONE_HOT = 0, DPT_SPARSE_GAUSSIAN = 1 } dpt_sparse_values;
+typedef struct dpt_sparse_spec {
+    size_t n, d, s;            /* defaults 10000, 1000, 10 */
+    double norm;               /* L (default 1) */
+    double zipf;               /* default 1 */
+    dpt_sparse_values values;  /* default one-hot */
+    int logistic;              /* 1: labels from a logistic model (default 0) */
+    size_t wstar_support;      /* default 10 */
+    double wstar_norm;         /* default 4 */
+    unsigned long seed;        /* default 1 */
+} dpt_sparse_spec;
+void dpt_sparse_defaults(dpt_sparse_spec *spec);
+/* "n=5000,d=2000,s=5,norm=1,zipf=1.1,values=gaussian,seed=3" over the defaults */
+int dpt_sparse_parse(const char *text, dpt_sparse_spec *spec, dpa_error *err);
+int dpt_sparse_generate(const dpt_sparse_spec *spec, dpt_dataset *out, double *wstar, dpa_error *err);
+
+/* DP mean of rows with ||z||_0 <= s, ||z||_2 <= L (rows violating either are
+ * refused: the bound is the sensitivity), replace-one:
+ *   DPT_MEAN_PROJECTION  ME-1 (note 2.2): zbar + Lap(2 L sqrt(s) / (n eps))^d
+ *                        when delta = 0, else Gaussian with l2 sensitivity
+ *                        2L/n; then projection onto the l1 ball of radius L sqrt(s);
+ *   DPT_MEAN_COMPRESSED  ME-2 (note 2.3), delta > 0: A in R^{m x d}, i.i.d.
+ *                        N(0, 1/m) from the seed, b = A zbar + N(0, sigma^2
+ *                        I_m), zhat = argmin ||z||_1 s.t. A z = b (basis
+ *                        pursuit as an LP, solved by GLPK's simplex);
+ *                        sensitivity 2L/n times a bound on ||A v|| / ||v|| over
+ *                        2s-sparse v: certified (default): min(||A||_op,
+ *                        sqrt(2s) max_j ||a_j||), no failure probability; or
+ *                        rip: 3/2, with the probability that A fails RIP(2s,
+ *                        1/2) (Baraniuk et al. 2008, Thm 5.2) added as a
+ *                        failure delta and the Gaussian calibrated at delta
+ *                        minus it;
+ *   DPT_MEAN_DENSE       the Gaussian (delta > 0) or Laplace (delta = 0,
+ *                        l1 sensitivity 2 L sqrt(s) / n) mechanism alone.
+ * Gaussian noise is analytic (dpa_gaussian_sigma) unless `classical`
+ * (sigma = Delta sqrt(2 ln(1.25/delta)) / eps, the papers' formula; refused
+ * for eps >= 1, where it is not a guarantee). */
+typedef enum { DPT_MEAN_PROJECTION = 0, DPT_MEAN_COMPRESSED = 1, DPT_MEAN_DENSE = 2 } dpt_mean_method;
+typedef struct dpt_mean_options {
+    dpt_mean_method method;
+    size_t sparsity;           /* s >= 1 */
+    double norm;               /* L > 0 */
+    double epsilon;            /* > 0 */
+    double delta;              /* [0, 1) */
+    int classical;
+    size_t measurements;       /* m; 0: ceil(4 s ln(d / s)) (at least 2s, at most d) */
+    int rip_sensitivity;       /* 1: the RIP route with its failure delta */
+    unsigned long seed;
+} dpt_mean_options;
+typedef struct dpt_mean_result {
+    double noise_scale;        /* sigma (Gaussian) or b (Laplace) per coordinate */
+    double sensitivity;        /* the l2 (Gaussian) or l1 (Laplace) sensitivity used */
+    double failure_delta;      /* the RIP route's failure probability, else 0 */
+    size_t measurements;
+    double epsilon, delta;     /* the guarantee */
+    char accounting[320];
+} dpt_mean_result;
+void dpt_mean_defaults(dpt_mean_options *opt);
+/* The estimate (d values) of the mean of the rows of data->x. */
+int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double *estimate, dpt_mean_result *out,
+                    dpa_error *err);
+/* ln of the bound 2 (12 e d / (K/2))^K exp(-(5/384) m) on the probability
+ * that an m x d matrix with i.i.d. N(0, 1/m) entries fails RIP of order K
+ * with constant 1/2 (Baraniuk et al. 2008, Lemma 5.1 and Thm 5.2's union
+ * bound; c0(1/4) = 5/384 for Gaussian entries); not capped at 0.  ME-2's
+ * matrix is the first m*d draws of gsl_ran_gaussian(r, 1/sqrt(m)) (row-major)
+ * of a gsl_rng mt19937 seeded with the seed; the noise comes after. */
+double dpt_rip_failure_log(size_t m, size_t d, size_t K);
+/* Basis pursuit: argmin ||z||_1 s.t. A z = b, A m x d row-major; DPA_EINVAL
+ * when GLPK finds it infeasible, DPA_EACCURACY when it fails. */
+int dpt_basis_pursuit(const double *A, size_t m, size_t d, const double *b, double *z, dpa_error *err);
+
+/* Logistic regression on data with labels +-1: f(w; x, y) = ln(1 + e^-(y x.w)),
+ * L = max ||x||_2, H = L^2/4.  (trainers/sparse_opt.c) */
+/* Output perturbation with l1 projection (note 2.4): w_lambda = argmin (1/n)
+ * sum f + (lambda/2) ||w||^2 (solved to a gradient norm <= 1e-10), plus
+ * Laplace (delta = 0; sigma = Delta_1 / eps, Delta_1 given or the note's
+ * 2 sqrt(2s) L (H/lambda + 1) / (lambda n)) or Gaussian (l2 sensitivity
+ * 2L/(lambda n), analytic unless classical); then projection onto the l1
+ * ball of radius L sqrt(s) / lambda, or none (dense). */
+typedef struct dpt_sparse_erm_options {
+    double lambda;             /* > 0 (default 1e-2) */
+    double epsilon, delta;     /* defaults 1, 1e-5 */
+    size_t sparsity;           /* s: every row must have at most s nonzeros (0: the largest row count) */
+    double norm;               /* L: every row must have ||x|| <= L (0: the largest row norm, treated as public) */
+    double sensitivity_l1;     /* Delta_1; 0: the note's default */
+    int classical;
+    int project;               /* 1 (default): l1 projection; 0: the dense baseline */
+    int noise_off;             /* 1: non-private */
+    unsigned long seed;
+} dpt_sparse_erm_options;
+typedef struct dpt_sparse_erm_result {
+    double noise_scale, sensitivity;
+    double solver_gradient;    /* ||grad|| at the computed minimiser */
+    double objective_private;  /* regularised training objective at the release */
+    double objective_optimal;  /* at the non-private minimiser */
+    double epsilon, delta;
+    char accounting[320];
+} dpt_sparse_erm_result;
+void dpt_sparse_erm_defaults(dpt_sparse_erm_options *opt);
+int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, double *w, dpt_sparse_erm_result *out,
+                   dpa_error *err);
+/* (1/n) sum ln(1 + e^-(y x.w)) + (lambda/2) ||w||^2 (lambda may be 0). */
+double dpt_logistic_objective(const dpt_dataset *data, const double *w, double lambda);
+
+/* Bias-reduced DP-SGD (note 2.5): at each step N ~ P[N = k] prop. to 2^-k,
+ * k = 0..log2(n') - 1 (n' the largest power of 2 <= n), B a uniform subset
+ * of [n] of size 2^(N+1) (without replacement), O, E its halves, i uniform
+ * in [n]; each of the four gradient means (over B, O, E, {i}) gets
+ * N(0, noise^2 I) -- `noise` is the absolute per-coordinate standard
+ * deviation sigma0, the same for all four -- and is projected onto the l1
+ * ball of radius L sqrt(s) (ME-1, post-processing); G = (G_B - (G_O +
+ * G_E)/2) / p_N + G_i, w <- w - eta (G + lambda w) (projected onto the l2
+ * ball of radius `radius` when > 0).  Each step's cost for the worst-case
+ * record (in B, in one of O/E, and chosen as i) is mu_t^2 = mu_{2^(N+1)}^2 +
+ * mu_{2^N}^2 + mu_1^2, mu_b = 2L / (b sigma0) (replace-one), random through
+ * N; a GDP filter (dpa_filter, budget mu = dpa_gdp_mu(epsilon, delta).lower)
+ * admits steps until the first it refuses: a random stopping time.  dense:
+ * plain noisy minibatch SGD (batch b without replacement, N(0, sigma0^2 I)
+ * on the mean, no projection, mu_t = 2L/(b sigma0)) under the same filter.
+ * sparsity 0 / norm 0: the largest over the rows (then the data's own bound
+ * is treated as public).  progress: total = the expected number of admitted
+ * steps (capped at max_steps); the last call has done == total == steps. */
+typedef struct dpt_sparse_sgd_options {
+    double learning_rate;      /* default 0.1 */
+    double epsilon, delta;     /* defaults 1, 1e-5; delta > 0 (GDP filter) */
+    double noise;              /* sigma0: the per-coordinate std of the noise on each batch mean (default 100) */
+    double lambda;             /* l2 regulariser >= 0 (default 0) */
+    size_t sparsity;
+    double norm;
+    double radius;             /* default 0: none */
+    uint64_t max_steps;        /* cap (default 100000) */
+    int dense;                 /* 1: the dense baseline */
+    size_t batch_size;         /* dense baseline's batch (default 64) */
+    unsigned long seed;
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
+    int noise_off;             /* 1: no noise, no filter, max_steps steps (not private; for tests) */
+    /* Called for every step the filter is asked about (t from 1; the last
+     * call of a private run is the refused one, admitted 0); level N (0 for
+     * dense) and its mu_t.  May be NULL. */
+    void (*on_step)(void *ctx, uint64_t t, unsigned level, double mu_t, int admitted);
+    void *on_step_ctx;
+} dpt_sparse_sgd_options;
+typedef struct dpt_sparse_sgd_result {
+    uint64_t steps;            /* admitted by the filter */
+    double mu_spent;           /* sqrt(sum mu_t^2) */
+    double epsilon, delta;     /* the filter's guarantee */
+    char accounting[320];
+} dpt_sparse_sgd_result;
+void dpt_sparse_sgd_defaults(dpt_sparse_sgd_options *opt);
+/* w (d values) in: the start; out: the average of the iterates w_1..w_T
+ * after each admitted step (the start itself when none was admitted). */
+int dpt_sparse_sgd(const dpt_dataset *train, const dpt_sparse_sgd_options *opt, double *w, dpt_sparse_sgd_result *out,
+                   dpa_error *err);
+/* A test hook: the mean and the per-coordinate sample standard deviation of
+ * `draws` (>= 2) independent draws of the gradient oracle at w (G of note
+ * 2.5 step 4, or the dense baseline's noisy minibatch mean; without the
+ * regulariser), drawn from opt->seed; no privacy filter is involved. */
+int dpt_sparse_sgd_oracle_mean(const dpt_dataset *train, const dpt_sparse_sgd_options *opt, const double *w,
+                               uint64_t draws, double *mean, double *sd, dpa_error *err);
+
 #ifdef __cplusplus
 }
 #endif

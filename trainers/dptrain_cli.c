@@ -53,6 +53,28 @@ int parse_count(const char *name, const char *text, uint64_t lo, uint64_t *out)
 
 /* One line on stderr: "dptrain: " and the library's message, whose own
  * "dptrain: " prefix (the trainers' messages carry it) is not repeated. */
+int load_train_test(const char *data, const char *labels, const char *test_data, const char *test_labels,
+                    const char *format, const char *target, double test_fraction, unsigned long seed,
+                    dpt_dataset *train, dpt_dataset *test, dpa_error *err)
+{
+    if (!test_data) {
+        dpt_dataset all = { 0 };
+        int st = load_file(data, labels, format, target, &all, err);
+        if (!st) st = dpt_split(&all, test_fraction, seed, train, test, err);
+        dpt_dataset_free(&all);
+        return st;
+    }
+    int st = load_file(data, labels, format, target, train, err);
+    if (!st) st = load_file(test_data, test_labels, format, target, test, err);
+    if (!st && test->d != train->d) {
+        err->status = DPA_EINVAL;
+        snprintf(err->message, sizeof err->message, "the test data has %zu features, the training data %zu", test->d,
+                 train->d);
+        st = DPA_EINVAL;
+    }
+    return st;
+}
+
 void print_error(const dpa_error *err)
 {
     const char *m = err->message;

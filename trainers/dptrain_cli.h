@@ -25,6 +25,12 @@ int parse_input_format(const char *text, const char **out);
  * given, else csv), with the IDX labels file or the CSV target column. */
 int load_file(const char *path, const char *labels, const char *format, const char *target, dpt_dataset *out,
               dpa_error *err);
+/* The training and test sets: `data` (and `test_data`, whose features must
+ * match, when given) by load_file, else a seeded split of `data` at
+ * test_fraction.  DPA_EINVAL (err set) for a mismatch or bad content. */
+int load_train_test(const char *data, const char *labels, const char *test_data, const char *test_labels,
+                    const char *format, const char *target, double test_fraction, unsigned long seed,
+                    dpt_dataset *train, dpt_dataset *test, dpa_error *err);
 /* One line on stderr for a library error. */
 void print_error(const dpa_error *err);
 /* The progress callback: ctx is a struct timespec of the start. */
@@ -33,5 +39,11 @@ void progress_bar(void *ctx, uint64_t done, uint64_t total);
 void print_version(void);
 /* dptrain sgd|ncgd ARGS: argv[0] is the subcommand. */
 int cls_command(int argc, char **argv);
+/* dptrain ntk ARGS (dptrain_ntk.c). */
+int ntk_command(int argc, char **argv);
+/* dptrain sparse-mean ARGS (dptrain_sparse.c). */
+int sparse_mean_command(int argc, char **argv);
+/* dptrain sparse-erm|sparse-sgd ARGS (dptrain_sparse_opt.c): argv[0] is the subcommand. */
+int sparse_opt_command(int argc, char **argv);
 
 #endif

@@ -274,21 +274,12 @@ int cls_command(int argc, char **argv)
     }
 
     dpa_error err = { 0 };
-    dpt_dataset all = { 0 }, train = { 0 }, test = { 0 };
+    dpt_dataset train = { 0 }, test = { 0 };
     dpt_model *model = NULL;
     int rc = 0;
-    if ((st = load_file(a.data, a.labels, a.input_format, a.target, &all, &err))) goto fail;
-    if (a.test_data) {
-        train = all;
-        all = (dpt_dataset){ 0 };
-        if ((st = load_file(a.test_data, a.test_labels, a.input_format, a.target, &test, &err))) goto fail;
-        if (test.d != train.d) {
-            rc = usage_error("the test data has %zu features, the training data %zu", test.d, train.d);
-            goto done;
-        }
-    } else if ((st = dpt_split(&all, a.test_fraction, a.opt.seed, &train, &test, &err))) {
+    if ((st = load_train_test(a.data, a.labels, a.test_data, a.test_labels, a.input_format, a.target, a.test_fraction,
+                              a.opt.seed, &train, &test, &err)))
         goto fail;
-    }
     double scale = a.feature_scale > 0.0 ? a.feature_scale : 1.0;
     scale_features(&train, scale);
     scale_features(&test, scale);
@@ -352,7 +343,6 @@ fail:
     rc = st == DPA_ENOMEM ? EXIT_LIB : st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
 done:
     dpt_model_free(model);
-    dpt_dataset_free(&all);
     dpt_dataset_free(&train);
     dpt_dataset_free(&test);
     return rc;

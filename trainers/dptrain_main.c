@@ -45,7 +45,13 @@ static void print_help(void)
     for (size_t i = 0; i < NUM_ALGORITHMS; i++) printf("  %-13s %s\n", algorithms[i].name, algorithms[i].about);
     printf("\nClassification (seed 001; 'dptrain sgd --help' for their options):\n"
            "  sgd           DP-SGD on softmax regression, the gated-ReLU convex model or a ReLU network\n"
-           "  ncgd          NoisyCGD on a convex model, final iterate only (hidden-state accounting)\n");
+           "  ncgd          NoisyCGD on a convex model, final iterate only (hidden-state accounting)\n"
+           "\n"
+           "Seeds 002 and 004 ('dptrain ntk --help' and so on for their options):\n"
+           "  ntk           private NTK regression (Gaussian Sampling Mechanism, truncated Laplace)\n"
+           "  sparse-mean   DP mean of s-sparse vectors (l1 projection, compressed sensing, dense)\n"
+           "  sparse-erm    output perturbation with l1 projection (sparse logistic regression)\n"
+           "  sparse-sgd    bias-reduced DP-SGD under a GDP privacy filter\n");
     printf("\nData:\n"
            "  --data FILE            CSV (header line; --target names the column, default the last),\n"
            "                         libsvm (--input-format libsvm) or IDX images (--input-format idx,\n"
@@ -227,6 +233,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(argv[1], "sgd") == 0 || strcmp(argv[1], "ncgd") == 0) return cls_command(argc - 1, argv + 1);
+    if (strcmp(argv[1], "ntk") == 0) return ntk_command(argc - 1, argv + 1);
+    if (strcmp(argv[1], "sparse-mean") == 0) return sparse_mean_command(argc - 1, argv + 1);
+    if (strcmp(argv[1], "sparse-erm") == 0 || strcmp(argv[1], "sparse-sgd") == 0)
+        return sparse_opt_command(argc - 1, argv + 1);
     size_t which = NUM_ALGORITHMS;
     for (size_t i = 0; i < NUM_ALGORITHMS; i++)
         if (strcmp(argv[1], algorithms[i].name) == 0) which = i;

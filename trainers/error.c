@@ -5,6 +5,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -66,5 +67,29 @@ int dpt_parse_number(const char *s, double *out)
     if (end == s || *end != '\0') return 0;
     if (!isfinite(v)) return -1;
     *out = v;
+    return 1;
+}
+
+int dpt_parse_size(const char *v, size_t *out)
+{
+    size_t k = 0;
+    while (v[k] >= '0' && v[k] <= '9') k++;
+    if (k == 0 || v[k] != '\0') return 0;
+    errno = 0;
+    unsigned long long x = strtoull(v, NULL, 10);
+    if (errno == ERANGE || (unsigned long long)(size_t)x != x) return 0;
+    *out = (size_t)x;
+    return 1;
+}
+
+int dpt_parse_ulong(const char *v, unsigned long *out)
+{
+    size_t k = 0;
+    while (v[k] >= '0' && v[k] <= '9') k++;
+    if (k == 0 || v[k] != '\0') return 0;
+    errno = 0;
+    unsigned long x = strtoul(v, NULL, 10);
+    if (errno == ERANGE) return 0;
+    *out = x;
     return 1;
 }

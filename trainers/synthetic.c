@@ -38,40 +38,6 @@ void dpt_synthetic_defaults(dpt_synthetic_spec *spec)
 
 /* ---- parsing ------------------------------------------------------------------- */
 
-static int parse_size(const char *v, size_t *out)
-{
-    size_t k = 0;
-    while (v[k] >= '0' && v[k] <= '9') k++;
-    if (k == 0 || v[k] != '\0') return 0;
-    errno = 0;
-    unsigned long long x = strtoull(v, NULL, 10);
-    if (errno == ERANGE || (unsigned long long)(size_t)x != x) return 0;
-    *out = (size_t)x;
-    return 1;
-}
-
-static int parse_ulong(const char *v, unsigned long *out)
-{
-    size_t k = 0;
-    while (v[k] >= '0' && v[k] <= '9') k++;
-    if (k == 0 || v[k] != '\0') return 0;
-    errno = 0;
-    unsigned long x = strtoul(v, NULL, 10);
-    if (errno == ERANGE) return 0;
-    *out = x;
-    return 1;
-}
-
-static int parse_real(const char *v, double *out)
-{
-    char *end;
-    if (*v == '\0') return 0;
-    double x = strtod(v, &end);
-    if (end == v || *end != '\0' || !isfinite(x)) return 0;
-    *out = x;
-    return 1;
-}
-
 /* Checks a complete spec; `who` prefixes the messages. */
 static int check_spec(const dpt_synthetic_spec *s, const char *who, dpa_error *err)
 {
@@ -117,20 +83,20 @@ static int parse_item(char *item, dpt_synthetic_spec *s, int *seen, dpa_error *e
     seen[k] = 1;
     int ok = 0;
     switch (k) {
-    case KEY_N: ok = parse_size(val, &s->n) && s->n > 0; break;
-    case KEY_D: ok = parse_size(val, &s->d) && s->d > 0; break;
+    case KEY_N: ok = dpt_parse_size(val, &s->n) && s->n > 0; break;
+    case KEY_D: ok = dpt_parse_size(val, &s->d) && s->d > 0; break;
     case KEY_SPECTRUM:
         if (strcmp(val, "poly") == 0) { s->spectrum = DPT_SPECTRUM_POLY; ok = 1; }
         else if (strcmp(val, "exp") == 0) { s->spectrum = DPT_SPECTRUM_EXP; ok = 1; }
         break;
-    case KEY_DECAY: ok = parse_real(val, &s->decay) && s->decay > 0.0; break;
+    case KEY_DECAY: ok = dpt_parse_number(val, &s->decay) == 1 && s->decay > 0.0; break;
     case KEY_ZETA:
         if (strcmp(val, "rademacher") == 0) { s->zeta = DPT_ZETA_RADEMACHER; ok = 1; }
         else if (strcmp(val, "gaussian") == 0) { s->zeta = DPT_ZETA_GAUSSIAN; ok = 1; }
         break;
-    case KEY_NOISE: ok = parse_real(val, &s->noise) && s->noise >= 0.0; break;
-    case KEY_WSTAR: ok = parse_real(val, &s->wstar_norm) && s->wstar_norm > 0.0; break;
-    case KEY_SEED: ok = parse_ulong(val, &s->seed); break;
+    case KEY_NOISE: ok = dpt_parse_number(val, &s->noise) == 1 && s->noise >= 0.0; break;
+    case KEY_WSTAR: ok = dpt_parse_number(val, &s->wstar_norm) == 1 && s->wstar_norm > 0.0; break;
+    case KEY_SEED: ok = dpt_parse_ulong(val, &s->seed); break;
     default: break;
     }
     if (!ok) {

@@ -368,6 +368,96 @@ static void classification_benches(void)
     dpt_dataset_free(&data);
 }
 
+/* ---- seeds 002 and 004 -------------------------------------------------------- */
+
+static void gsm_max_k(void *p)
+{
+    const double *eps = p;
+    uint64_t k;
+    dpa_error err = { 0 };
+    if (dpa_gsm_max_samples(0.0066, 0, *eps, 5e-6, NULL, &k, &err)) die(&err);
+}
+
+static void tlap_compose(void *p)
+{
+    const uint64_t *t = p;
+    dpa_error err = { 0 };
+    struct query q = { "pld", dpa_event_self_composed(dpa_event_truncated_laplace(0.5, 1e-6, &err), *t, &err), 0, 4.0 };
+    if (!q.event) die(&err);
+    delta_query(&q);
+    dpa_event_free(q.event);
+}
+
+static void seed_002_004_benches(void)
+{
+    const double eps[] = { 1.0, 8.0 };
+    for (int i = 0; i < 2; i++) {
+        char size[64];
+        snprintf(size, sizeof size, "M=0.0066, eps=%g", eps[i]);
+        report("dpa_gsm_max_samples (rdp, bisection on k)", size, gsm_max_k, (void *)&eps[i]);
+    }
+    const uint64_t ts[] = { 1, 10, 100 };
+    for (int i = 0; i < 3; i++) {
+        char size[64];
+        snprintf(size, sizeof size, "T=%llu, eps0=0.5", (unsigned long long)ts[i]);
+        report("pld: truncated Laplace composed, delta(eps=4)", size, tlap_compose, (void *)&ts[i]);
+    }
+    /* NTK: n = 1000 rows of d = 784 (random, norm 1), m = 256: one private run */
+    dpa_error err = { 0 };
+    dpt_dataset data = { 0 };
+    if (dpt_dataset_alloc(&data, 1000, 784, &err)) die(&err);
+    unsigned long long z = 88172645463325252ULL;
+    for (size_t i = 0; i < data.n * data.d; i++) {
+        z ^= z << 13; z ^= z >> 7; z ^= z << 17;
+        data.x[i] = (double)(z >> 11) / 9007199254740992.0;
+    }
+    for (size_t i = 0; i < data.n; i++) data.y[i] = (double)(i % 10);
+    dpt_ntk_options o;
+    dpt_ntk_defaults(&o);
+    o.epsilon_gsm = 4.0;
+    for (int priv = 0; priv < 2; priv++) {
+        o.private_ = priv;
+        dpt_ntk_model *m;
+        dpt_ntk_result r;
+        double t0 = now();
+        if (dpt_ntk_train(&data, &o, &m, &r, &err)) die(&err);
+        double secs = now() - t0;
+        char size[64];
+        snprintf(size, sizeof size, "n=1000, d=784, m=256%s", priv ? ", k=k_max" : "");
+        printf("%-44s %-26s %10.3f s   (1 run)\n", priv ? "dptrain ntk: private training" : "dptrain ntk: exact kernel ridge",
+               size, secs);
+        dpt_ntk_free(m);
+    }
+    dpt_dataset_free(&data);
+    /* sparse mean: ME-2's basis pursuit (GLPK) dominates */
+    const size_t dims[] = { 1000, 2000 };
+    for (int i = 0; i < 2; i++) {
+        dpt_sparse_spec spec;
+        dpt_sparse_defaults(&spec);
+        spec.n = 10000;
+        spec.d = dims[i];
+        if (dpt_sparse_generate(&spec, &data, NULL, &err)) die(&err);
+        double *est = malloc(data.d * sizeof *est);
+        const dpt_mean_method methods[] = { DPT_MEAN_PROJECTION, DPT_MEAN_COMPRESSED };
+        for (int k = 0; k < 2; k++) {
+            dpt_mean_options mo;
+            dpt_mean_defaults(&mo);
+            mo.method = methods[k];
+            mo.sparsity = spec.s;
+            mo.norm = spec.norm;
+            dpt_mean_result mr;
+            double t0 = now();
+            if (dpt_sparse_mean(&data, &mo, est, &mr, &err)) die(&err);
+            char size[64];
+            snprintf(size, sizeof size, "n=10000, d=%zu, s=10%s", dims[i], k ? ", m=default" : "");
+            printf("%-44s %-26s %10.3f s   (1 run)\n",
+                   k ? "dptrain sparse-mean: ME-2 (GLPK)" : "dptrain sparse-mean: ME-1 projection", size, now() - t0);
+        }
+        free(est);
+        dpt_dataset_free(&data);
+    }
+}
+
 int main(void)
 {
     dpa_error err = { 0 };
@@ -422,5 +512,6 @@ int main(void)
     shuffle_benches();
     trainer_benches();
     classification_benches();
+    seed_002_004_benches();
     return 0;
 }

@@ -12,51 +12,9 @@
 #
 # POSIX sh, awk and grep only.
 
-DPTRAIN=${DPTRAIN:-./dptrain}
 DPACCT=${DPACCT:-./dpacct}
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/dptrain-cli.XXXXXX") || exit 99
-trap 'rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "PASS: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1${2:+ ($2)}"; }
-
-run() {
-    "$DPTRAIN" "$@" >"$TMP/out" 2>"$TMP/err"
-    status=$?
-}
-
-# expect_ok NAME ERE ARGS...
-expect_ok() {
-    name=$1; pattern=$2; shift 2
-    run "$@"
-    if [ "$status" -ne 0 ]; then fail "$name" "exit status $status: $(head -n 1 "$TMP/err")"
-    elif ! grep -Eq -- "$pattern" "$TMP/out"; then fail "$name" "output does not match $pattern"
-    else pass "$name"; fi
-}
-
-# expect_usage NAME ERE ARGS...: status 2, empty stdout, one stderr line
-# "dptrain: ..." matching ERE.
-expect_usage() {
-    name=$1; pattern=$2; shift 2
-    run "$@"
-    lines=$(wc -l <"$TMP/err")
-    if [ "$status" -ne 2 ]; then fail "$name" "exit status $status, expected 2"
-    elif [ -s "$TMP/out" ]; then fail "$name" "wrote to stdout"
-    elif [ "$lines" -ne 1 ]; then fail "$name" "$lines lines on stderr"
-    elif ! grep -Eq -- "^dptrain: .*$pattern" "$TMP/err"; then fail "$name" "stderr: $(cat "$TMP/err")"
-    elif grep -q "^dptrain: dptrain:" "$TMP/err"; then fail "$name" "the prefix twice: $(cat "$TMP/err")"
-    else pass "$name"; fi
-}
-
-check() {
-    name=$1; cond=$2; shift 2
-    if awk -v v1="${1-}" -v v2="${2-}" "BEGIN { if (v1 == \"\") exit 1; exit !($cond) }"; then pass "$name"
-    else fail "$name" "values '$*' fail: $cond"; fi
-}
+HARNESS_NAME=dptrain-cli
+. "$(dirname "$0")/dptrain-harness.sh"
 
 field() { awk -v k="$1" '$1 == k { print $2; exit }' "$TMP/out"; }
 
@@ -160,5 +118,4 @@ expect_usage "unknown option" "unknown option" glmtron $SYN --frobnicate
 expect_usage "idx needs --labels" "--labels" glmtron --data x --input-format idx
 expect_usage "batch larger than the data" "batch" dp-relu-sgd $SYN --epsilon 1 --delta auto --batch-size 100000
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -1,0 +1,62 @@
+# dptrain-harness.sh - what the dptrain CLI test scripts share (sourced by
+# tests/cli/test-dptrain*.sh with the script's name as $HARNESS_NAME):
+# a scratch directory, the PASS/FAIL tally, and the checks.
+#
+# A usage or input error exits with status exactly 2, prints nothing on
+# stdout and one line on stderr starting "dptrain: " (expect_usage).
+#
+# POSIX sh, awk and grep only.
+
+DPTRAIN=${DPTRAIN:-./dptrain}
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/${HARNESS_NAME:-dptrain-cli}.XXXXXX") || exit 99
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "PASS: $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL: $1${2:+ ($2)}"; }
+
+run() {
+    "$DPTRAIN" "$@" >"$TMP/out" 2>"$TMP/err"
+    status=$?
+}
+
+# expect_ok NAME ERE ARGS...
+expect_ok() {
+    name=$1; pattern=$2; shift 2
+    run "$@"
+    if [ "$status" -ne 0 ]; then fail "$name" "exit status $status: $(head -n 1 "$TMP/err")"
+    elif ! grep -Eq -- "$pattern" "$TMP/out"; then fail "$name" "output does not match $pattern"
+    else pass "$name"; fi
+}
+
+# expect_usage NAME ERE ARGS...: status 2, empty stdout, one stderr line
+# "dptrain: ..." matching ERE.
+expect_usage() {
+    name=$1; pattern=$2; shift 2
+    run "$@"
+    lines=$(wc -l <"$TMP/err")
+    if [ "$status" -ne 2 ]; then fail "$name" "exit status $status, expected 2"
+    elif [ -s "$TMP/out" ]; then fail "$name" "wrote to stdout"
+    elif [ "$lines" -ne 1 ]; then fail "$name" "$lines lines on stderr"
+    elif ! grep -Eq -- "^dptrain: .*$pattern" "$TMP/err"; then fail "$name" "stderr: $(cat "$TMP/err")"
+    elif grep -q "^dptrain: dptrain:" "$TMP/err"; then fail "$name" "the prefix twice: $(cat "$TMP/err")"
+    else pass "$name"; fi
+}
+
+# check NAME AWK-CONDITION V1 [V2 [V3]]: the condition on v1, v2, v3 (an
+# empty v1 fails)
+check() {
+    name=$1; cond=$2; shift 2
+    if awk -v v1="${1-}" -v v2="${2-}" -v v3="${3-}" "BEGIN { if (v1 == \"\") exit 1; exit !($cond) }"; then
+        pass "$name"
+    else fail "$name" "values '$*' fail: $cond"; fi
+}
+
+# the summary line and the exit status
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}

@@ -1,0 +1,99 @@
+#!/bin/sh
+# test-dptrain-sparse.sh - black-box tests of `dptrain sparse-mean` (seed 004,
+# ../shared/notes/ntk-sparse-seeds-002-004.md 2.2-2.3; run by `make check`).
+#
+# A usage or input error exits with status exactly 2, prints nothing on
+# stdout and one line on stderr starting "dptrain: ".  The epsilon a run
+# reports is at most its target.  Reference numbers (note 2.6, L = 1, s = 10,
+# n = 1e4): Laplace b = 2 L sqrt(s)/(n eps) = 6.32456e-4 at eps 1; the
+# analytic Gaussian sigma at (1, 1e-5) is 7.4613e-4 (3.7306 x 2L/n).
+#
+# POSIX sh, awk and grep only.
+
+HARNESS_NAME=dptrain-sparse
+. "$(dirname "$0")/dptrain-harness.sh"
+
+# jfield KEY [N]: the N-th (default 1st) value of "KEY": in the JSON output
+jfield() {
+    awk -F': ' -v k="\"$1\"" -v n="${2:-1}" '$1 ~ k"$" { sub(/,$/, "", $2); gsub(/"/, "", $2); c++;
+        if (c == n) { print $2; exit } }' "$TMP/out"
+}
+
+SYN="--synthetic n=10000,d=200,s=10,seed=3"
+SM=sparse-mean
+
+expect_ok "--help" 'compressed' $SM --help
+expect_ok "--version" '^dptrain ' $SM --version
+
+# each method on synthetic data, JSON keys and eps <= target
+for m in projection compressed dense; do
+    run $SM $SYN --method $m --epsilon 1 --delta 1e-5 --json --quiet
+    if [ "$status" -ne 0 ]; then fail "$m: runs" "exit $status: $(head -n 1 "$TMP/err")"; continue; fi
+    pass "$m: runs"
+    missing=""
+    for k in command n d s L epsilon_target delta_target repeats methods method mechanism noise_scale \
+        sensitivity measurements failure_delta epsilon delta error error_se predicted_error accounting; do
+        grep -q "\"$k\":" "$TMP/out" || missing="$missing $k"
+    done
+    if [ -z "$missing" ]; then pass "$m: JSON keys"; else fail "$m: JSON keys" "missing$missing"; fi
+    check "$m: epsilon <= the target 1" 'v1 > 0 && v1 <= 1' "$(jfield epsilon)"
+    check "$m: delta <= the target 1e-5" 'v1 >= 0 && v1 <= 1e-5' "$(jfield delta)"
+    check "$m: a finite l2 error" 'v1 > 0 && v1 < 10' "$(jfield error)"
+done
+run $SM $SYN --method projection --delta 1e-5 --json --quiet
+check "analytic sigma = 7.4613e-4 (note 2.6)" 'v1 > 7.46125e-4 && v1 < 7.46135e-4' "$(jfield noise_scale)"
+run $SM $SYN --method dense --delta 0 --json --quiet
+check "Laplace b = 2 L sqrt(s)/(n eps) = 6.32456e-4" 'v1 > 6.324550e-4 && v1 < 6.324560e-4' "$(jfield noise_scale)"
+check "Laplace: pure DP" 'v1 == 0' "$(jfield delta)"
+run $SM $SYN --method compressed --json --quiet
+check "compressed: m = ceil(4 s ln(d/s)) = 120" 'v1 == 120' "$(jfield measurements)"
+check "compressed: certified factor above 1, no failure delta" 'v1 > 2e-4 && v2 == 0' \
+    "$(jfield sensitivity)" "$(jfield failure_delta)"
+run $SM $SYN --method projection --classical --epsilon 0.5 --json --quiet
+check "classical at eps 0.5: 2L/n sqrt(2 ln 1.25e5)/0.5 = 1.93792e-3" 'v1 > 1.93791e-3 && v1 < 1.93793e-3' \
+    "$(jfield noise_scale)"
+
+# all: three methods side by side; at delta 0 ME-2 is skipped
+run $SM --synthetic n=2000,d=300,s=5 --method all --repeats 3 --json --quiet
+check "all: three methods" 'v1 == 3' "$(grep -c '"method":' "$TMP/out")"
+check "all: projection error <= dense error" 'v1 <= v2' "$(jfield error 1)" "$(jfield error 3)"
+check "all: standard errors reported" 'v1 > 0' "$(jfield error_se 1)"
+run $SM --synthetic n=2000,d=300,s=5 --method all --delta 0 --json --quiet
+check "all at delta 0: two methods" 'v1 == 2' "$(grep -c '"method":' "$TMP/out")"
+expect_ok "table output" '^projection ' $SM --synthetic n=500,d=100,s=5 --method all --quiet
+run $SM --synthetic n=500,d=100,s=5 --repeats 4
+if grep -q 'steps' "$TMP/err"; then pass "progress bar on stderr"; else fail "progress bar on stderr"; fi
+run $SM --synthetic n=500,d=100,s=5 --repeats 4 --quiet
+if [ ! -s "$TMP/err" ]; then pass "--quiet: nothing on stderr"; else fail "--quiet: nothing on stderr"; fi
+
+# files: libsvm (target ignored) and CSV
+printf '1 1:0.5 3:0.5\n-1 2:0.6 4:0.8\n0 5:1\n1 1:0.6 5:0.8\n' >"$TMP/ok.svm"
+expect_ok "libsvm data" '^projection ' $SM --data "$TMP/ok.svm" --input-format libsvm --sparsity 2 --norm 1 --quiet
+printf 'a,b,c,y\n0.6,0,0.8,1\n0,1,0,2\n' >"$TMP/ok.csv"
+expect_ok "csv data" '^dense ' $SM --data "$TMP/ok.csv" --sparsity 2 --norm 1 --method dense --quiet
+expect_usage "a row with too many nonzeros is named" 'row 1 has 2 nonzeros' $SM --data "$TMP/ok.svm" --input-format libsvm \
+    --sparsity 1 --norm 1 --quiet
+expect_usage "a row above the norm is named" 'row 1' $SM --data "$TMP/ok.csv" --sparsity 2 --norm 0.9 --quiet
+
+# bad input
+expect_usage "unknown method" '--method' $SM $SYN --method median
+expect_usage "s > d" 's must be' $SM --synthetic n=100,d=5,s=6
+expect_usage "--sparsity above d" '--sparsity' $SM --synthetic n=100,d=5,s=2 --sparsity 6
+expect_usage "epsilon 0" '--epsilon' $SM $SYN --epsilon 0
+expect_usage "epsilon negative" '--epsilon' $SM $SYN --epsilon -1
+expect_usage "epsilon nan" '--epsilon' $SM $SYN --epsilon nan
+expect_usage "delta 1" '--delta' $SM $SYN --delta 1
+expect_usage "compressed with delta 0" 'delta > 0' $SM $SYN --method compressed --delta 0
+expect_usage "classical at eps 1" 'epsilon < 1' $SM $SYN --classical --epsilon 1
+expect_usage "classical at delta 0" 'delta > 0' $SM $SYN --classical --epsilon 0.5 --delta 0
+expect_usage "measurements above d" '--measurements' $SM $SYN --method compressed --measurements 201
+expect_usage "RIP route refused with its bound" 'RIP.*e\^' $SM $SYN --method compressed --rip --quiet
+expect_usage "data and synthetic exclusive" 'exactly one' $SM $SYN --data "$TMP/ok.csv"
+expect_usage "--data needs the bounds" '--sparsity' $SM --data "$TMP/ok.csv"
+expect_usage "bad synthetic key" 'unknown key' $SM --synthetic n=100,foo=1
+expect_usage "unknown option" 'unknown option' $SM $SYN --frobnicate
+expect_usage "repeats 0" '--repeats' $SM $SYN --repeats 0
+expect_usage "missing file" 'none.csv' $SM --data "$TMP/none.csv" --sparsity 1 --norm 1
+expect_usage "bad input format" '--input-format' $SM --data "$TMP/ok.csv" --input-format idx --sparsity 1 --norm 1
+
+finish

@@ -1,0 +1,353 @@
+/*
+ * dptrain_ntk.c - `dptrain ntk`: private NTK regression (seed 002, Alg. 2 as
+ * reconstructed in ../shared/notes/ntk-sparse-seeds-002-004.md 1.7) on IDX,
+ * CSV or libsvm data, with class-balanced seeded subsets as in the paper's
+ * experiment (note 1.9: "N images for training and N for testing for each
+ * class"), and a report of the privacy parameters (k, k_max, the paper's
+ * threshold, M, S_H, ||Wbar||, A) and the accuracies.
+ *
+ * Exit status: 0 success, 1 library failure, 2 bad usage or bad input
+ * (including the library's DPA_EINVAL, e.g. a budget no k >= 1 meets).
+ */
+#include <config.h>
+
+#include "dptrain_cli.h"
+
+#include <getopt.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct {
+    const char *data, *labels, *input_format, *target, *test_data, *test_labels;
+    double test_fraction;
+    uint64_t train_per_class, test_per_class;
+    double epsilon, delta;
+    int have_epsilon, have_delta, have_eps_gsm, have_delta_gsm, have_eps_f, have_delta_f;
+    int json, quiet;
+    dpt_ntk_options opt;
+} ntk_args;
+
+static void ntk_help(void)
+{
+    printf("Usage: dptrain ntk --data FILE [--labels FILE] [OPTIONS]\n\n"
+           "Private NTK regression (seed 002, Gu, Liang, Sha, Shi & Song): kernel ridge\n"
+           "regression with the quadratic NTK K(x,z) = (1/m) sum_r <w_r,x><w_r,z><x,z> of m\n"
+           "public Gaussian neurons, one-hot labels, prediction argmax_c K(x,X)^T alpha.\n"
+           "Private version: alpha~ = Ktilde^+ Y with Ktilde the Gaussian Sampling Mechanism's\n"
+           "(1/k) sum g_i g_i^T, g_i ~ N(0, K + lambda I), and the training rows released with\n"
+           "truncated Laplace noise; k is the largest the exact RDP of the GSM allows.\n"
+           "Neighbouring data sets: one row (after the projection and the scaling to norm B)\n"
+           "moves by at most beta in l2; the labels are public.\n"
+           "\nData:\n"
+           "  --data FILE              IDX images (with --labels; e.g. Fashion-MNIST from Debian's\n"
+           "                           dataset-fashion-mnist, pixels read as value/255), CSV\n"
+           "                           (--target names the class column) or libsvm\n"
+           "  --labels FILE            IDX labels\n"
+           "  --input-format FMT       idx (default with --labels), csv or libsvm\n"
+           "  --target COL             CSV class column (default the last)\n"
+           "  --test-data FILE --test-labels FILE   a separate test set (else --test-fraction)\n"
+           "  --test-fraction X        held-out share without a test set (default 0.2)\n"
+           "  --train-per-class N      a seeded class-balanced subset: N training rows per class\n"
+           "  --test-per-class N       the same for the test set\n"
+           "                           (labels are classes 0..C-1, C >= 2)\n"
+           "\nModel:\n"
+           "  --width M                neurons m (default 256)\n"
+           "  --weight-std S           std of the neuron weights (default 1)\n"
+           "  --ridge LAMBDA           ridge lambda > 0 (default 1)\n"
+           "  --row-norm B             every row scaled to norm B (default 1)\n"
+           "  --project P              a public seeded Gaussian projection to P dimensions before\n"
+           "                           the scaling (default: none)\n"
+           "\nPrivacy:\n"
+           "  --beta BETA              adjacency radius, 0 < beta <= 2B (default 1e-5)\n"
+           "  --epsilon E              total epsilon, split evenly between the GSM and the\n"
+           "                           features (default 2)\n"
+           "  --delta D                total delta in (0, 1), split evenly (default 1e-5)\n"
+           "  --epsilon-gsm E --delta-gsm D             the GSM's share (override the split)\n"
+           "  --epsilon-features E --delta-features D   the feature noise's share\n"
+           "                           (delta-features at most 0.5)\n"
+           "  --samples K              GSM samples k (default: the largest admissible, k_max)\n"
+           "  --non-private            the exact (non-private) kernel ridge regression\n"
+           "  --no-feature-noise       ablation: the GSM only, rows released as they are\n"
+           "                           (NOT private)\n"
+           "  --seed S                 neurons, projection, subsets and noise (default 1)\n"
+           "\nOutput:\n"
+           "  --json                   a JSON object instead of the table\n"
+           "  --quiet                  no progress bar on stderr\n"
+           "  --help, --version\n"
+           "\nExit status: 0 success, 1 library failure, 2 bad usage or bad input.\n");
+}
+
+static int parse_ntk_args(int argc, char **argv, ntk_args *a)
+{
+    enum {
+        O_DATA = 256, O_LABELS, O_INFMT, O_TARGET, O_TDATA, O_TLABELS, O_TESTFR, O_TRAINPC, O_TESTPC, O_WIDTH,
+        O_WSTD, O_RIDGE, O_ROWNORM, O_PROJECT, O_BETA, O_EPS, O_DELTA, O_EPSG, O_DELTAG, O_EPSF, O_DELTAF, O_SAMPLES,
+        O_NONPRIV, O_NOFEAT, O_SEED, O_JSON, O_QUIET, O_VERSION
+    };
+    static const struct option longs[] = {
+        { "data", 1, 0, O_DATA }, { "labels", 1, 0, O_LABELS }, { "input-format", 1, 0, O_INFMT },
+        { "target", 1, 0, O_TARGET }, { "test-data", 1, 0, O_TDATA }, { "test-labels", 1, 0, O_TLABELS },
+        { "test-fraction", 1, 0, O_TESTFR }, { "train-per-class", 1, 0, O_TRAINPC },
+        { "test-per-class", 1, 0, O_TESTPC }, { "width", 1, 0, O_WIDTH }, { "weight-std", 1, 0, O_WSTD },
+        { "ridge", 1, 0, O_RIDGE }, { "row-norm", 1, 0, O_ROWNORM }, { "project", 1, 0, O_PROJECT },
+        { "beta", 1, 0, O_BETA }, { "epsilon", 1, 0, O_EPS }, { "delta", 1, 0, O_DELTA },
+        { "epsilon-gsm", 1, 0, O_EPSG }, { "delta-gsm", 1, 0, O_DELTAG }, { "epsilon-features", 1, 0, O_EPSF },
+        { "delta-features", 1, 0, O_DELTAF }, { "samples", 1, 0, O_SAMPLES }, { "non-private", 0, 0, O_NONPRIV },
+        { "no-feature-noise", 0, 0, O_NOFEAT }, { "seed", 1, 0, O_SEED }, { "json", 0, 0, O_JSON },
+        { "quiet", 0, 0, O_QUIET }, { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+    };
+    opterr = 0;
+    optind = 1;
+    int c, st = 0;
+    uint64_t u;
+    while ((c = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'h': ntk_help(); return -1;
+        case O_VERSION: print_version(); return -1;
+        case O_DATA: a->data = optarg; break;
+        case O_LABELS: a->labels = optarg; break;
+        case O_INFMT: st = parse_input_format(optarg, &a->input_format); break;
+        case O_TARGET: a->target = optarg; break;
+        case O_TDATA: a->test_data = optarg; break;
+        case O_TLABELS: a->test_labels = optarg; break;
+        case O_TESTFR: st = parse_double("test-fraction", optarg, 0.0, 1, 1.0, 1, &a->test_fraction); break;
+        case O_TRAINPC: st = parse_count("train-per-class", optarg, 1, &a->train_per_class); break;
+        case O_TESTPC: st = parse_count("test-per-class", optarg, 1, &a->test_per_class); break;
+        case O_WIDTH:
+            st = parse_count("width", optarg, 1, &u);
+            if (!st && u > 1000000) st = usage_error("--width: at most 1000000, got '%s'", optarg);
+            a->opt.width = (size_t)u;
+            break;
+        case O_WSTD: st = parse_double("weight-std", optarg, 0.0, 1, INFINITY, 1, &a->opt.weight_std); break;
+        case O_RIDGE: st = parse_double("ridge", optarg, 0.0, 1, INFINITY, 1, &a->opt.ridge); break;
+        case O_ROWNORM: st = parse_double("row-norm", optarg, 0.0, 1, INFINITY, 1, &a->opt.row_norm); break;
+        case O_PROJECT:
+            st = parse_count("project", optarg, 1, &u);
+            if (!st && u > 1000000) st = usage_error("--project: at most 1000000, got '%s'", optarg);
+            a->opt.project = (size_t)u;
+            break;
+        case O_BETA: st = parse_double("beta", optarg, 0.0, 1, INFINITY, 1, &a->opt.beta); break;
+        case O_EPS: st = parse_double("epsilon", optarg, 0.0, 1, INFINITY, 1, &a->epsilon); a->have_epsilon = 1; break;
+        case O_DELTA: st = parse_double("delta", optarg, 0.0, 1, 1.0, 1, &a->delta); a->have_delta = 1; break;
+        case O_EPSG:
+            st = parse_double("epsilon-gsm", optarg, 0.0, 1, INFINITY, 1, &a->opt.epsilon_gsm);
+            a->have_eps_gsm = 1;
+            break;
+        case O_DELTAG:
+            st = parse_double("delta-gsm", optarg, 0.0, 1, 1.0, 1, &a->opt.delta_gsm);
+            a->have_delta_gsm = 1;
+            break;
+        case O_EPSF:
+            st = parse_double("epsilon-features", optarg, 0.0, 1, INFINITY, 1, &a->opt.epsilon_features);
+            a->have_eps_f = 1;
+            break;
+        case O_DELTAF:
+            st = parse_double("delta-features", optarg, 0.0, 1, 0.5, 0, &a->opt.delta_features);
+            a->have_delta_f = 1;
+            break;
+        case O_SAMPLES:
+            st = parse_count("samples", optarg, 1, &a->opt.samples);
+            if (!st && a->opt.samples > (UINT64_C(1) << 53))
+                st = usage_error("--samples: at most 2^53, got '%s'", optarg);
+            break;
+        case O_NONPRIV: a->opt.private_ = 0; break;
+        case O_NOFEAT: a->opt.features_noise_off = 1; break;
+        case O_SEED: st = parse_count("seed", optarg, 0, &u); a->opt.seed = (unsigned long)u; break;
+        case O_JSON: a->json = 1; break;
+        case O_QUIET: a->quiet = 1; break;
+        case ':': return usage_error("%s: needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option %s (see 'dptrain ntk --help')", argv[optind - 1]);
+        }
+        if (st) return st;
+    }
+    if (optind < argc) return usage_error("unexpected argument '%s' (see 'dptrain ntk --help')", argv[optind]);
+    /* --epsilon and --delta are totals split evenly between the two
+     * mechanisms (basic composition, note 1.7); an explicit share wins. */
+    if (a->have_epsilon) {
+        if (!a->have_eps_gsm) a->opt.epsilon_gsm = a->epsilon / 2.0;
+        if (!a->have_eps_f) a->opt.epsilon_features = a->epsilon / 2.0;
+    }
+    if (a->have_delta) {
+        if (!a->have_delta_gsm) a->opt.delta_gsm = a->delta / 2.0;
+        if (!a->have_delta_f) a->opt.delta_features = a->delta / 2.0;
+    }
+    if (a->opt.beta > 2.0 * a->opt.row_norm)
+        return usage_error("--beta: %g is above 2B = %g (rows of norm B are never further apart)", a->opt.beta,
+                           2.0 * a->opt.row_norm);
+    return 0;
+}
+
+/* A seeded class-balanced subset of `ds`: `per` rows of every class 0..C-1
+ * (C = the largest label + 1), in a random order; a usage error when a label
+ * is not a class or a class has fewer rows. */
+static int balanced_subset(dpt_dataset *ds, uint64_t per, unsigned long seed, const char *what)
+{
+    size_t n = ds->n, d = ds->d, C = 0;
+    for (size_t i = 0; i < n; i++) {
+        double y = ds->y[i];
+        if (!(y >= 0.0) || y != floor(y) || y > 1e6)
+            return usage_error("%s: row %zu has label %g, expected a class 0..C-1", what, i + 1, y);
+        if ((size_t)y + 1 > C) C = (size_t)y + 1;
+    }
+    if (per > n) return usage_error("--%s-per-class: %llu is above the %zu rows of the data", what,
+                                    (unsigned long long)per, n);
+    size_t *order = malloc(n * sizeof *order), *count = calloc(C, sizeof *count);
+    dpa_error err = { 0 };
+    gsl_rng *r = NULL;
+    dpt_dataset sub = { 0 };
+    int rc = 0;
+    if (!order || !count) {
+        fprintf(stderr, "dptrain: out of memory\n");
+        rc = EXIT_LIB;
+        goto done;
+    }
+    if (!(r = gsl_rng_alloc(gsl_rng_mt19937))) {
+        fprintf(stderr, "dptrain: out of memory\n");
+        rc = EXIT_LIB;
+        goto done;
+    }
+    gsl_rng_set(r, seed);
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    gsl_ran_shuffle(r, order, n, sizeof *order);
+    for (size_t i = 0; i < n; i++) count[(size_t)ds->y[i]]++;
+    for (size_t c = 0; c < C; c++)
+        if (count[c] < per) {
+            rc = usage_error("--%s-per-class: class %zu has only %zu rows, %llu asked", what, c, count[c],
+                             (unsigned long long)per);
+            goto done;
+        }
+    if (C > SIZE_MAX / per || dpt_dataset_alloc(&sub, C * per, d, &err)) {
+        print_error(&err);
+        rc = EXIT_LIB;
+        goto done;
+    }
+    memset(count, 0, C * sizeof *count);
+    size_t k = 0;
+    for (size_t t = 0; t < n; t++) {
+        size_t i = order[t], c = (size_t)ds->y[i];
+        if (count[c] == per) continue;
+        count[c]++;
+        memcpy(sub.x + k * d, ds->x + i * d, d * sizeof *sub.x);
+        sub.y[k++] = ds->y[i];
+    }
+    dpt_dataset_free(ds);
+    *ds = sub;
+done:
+    if (r) gsl_rng_free(r);
+    free(order);
+    free(count);
+    return rc;
+}
+
+static void print_report(const ntk_args *a, const dpt_dataset *train, const dpt_dataset *test, size_t p,
+                         const dpt_ntk_result *res, double test_acc, double secs)
+{
+    const dpt_ntk_options *o = &a->opt;
+    int priv = o->private_ && isfinite(res->epsilon);
+    if (a->json) {
+        printf("{\n  \"algorithm\": \"ntk\",\n  \"private\": %s,\n", priv ? "true" : "false");
+        printf("  \"n\": %zu,\n  \"test_examples\": %zu,\n  \"d\": %zu,\n  \"features_in\": %zu,\n  \"classes\": %zu,\n",
+               train->n, test->n, p, train->d, res->classes);
+        printf("  \"width\": %zu,\n  \"weight_std\": %.10g,\n  \"ridge\": %.10g,\n  \"row_norm\": %.10g,\n"
+               "  \"beta\": %.10g,\n",
+               o->width, o->weight_std, o->ridge, o->row_norm, o->beta);
+        printf("  \"wbar_norm\": %.10g,\n  \"S_H\": %.10g,\n  \"M\": %.10g,\n", res->wbar_norm, res->sensitivity_h,
+               res->sensitivity_m);
+        if (o->private_) {
+            printf("  \"k\": %llu,\n  \"k_max\": %llu,\n  \"k_paper\": %.10g,\n  \"tlap_bound\": %.10g,\n",
+                   (unsigned long long)res->samples, (unsigned long long)res->samples_max, res->samples_paper,
+                   res->tlap_bound);
+            printf("  \"epsilon_gsm\": %.10g,\n  \"delta_gsm\": %.6g,\n  \"epsilon_features\": %.10g,\n"
+                   "  \"delta_features\": %.6g,\n",
+                   res->epsilon_gsm, o->delta_gsm, o->epsilon_features, o->delta_features);
+            printf("  \"epsilon_target\": %.10g,\n", o->epsilon_gsm + o->epsilon_features);
+        }
+        if (priv) printf("  \"epsilon\": %.10g,\n  \"delta\": %.6g,\n", res->epsilon, res->delta);
+        else printf("  \"epsilon\": null,\n  \"delta\": null,\n");
+        printf("  \"train_accuracy\": %.6f,\n  \"test_accuracy\": %.6f,\n", res->train_accuracy, test_acc);
+        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", res->accounting, secs);
+        return;
+    }
+    printf("algorithm          ntk (quadratic NTK, width %zu, weight std %g, ridge %g)\n", o->width, o->weight_std,
+           o->ridge);
+    printf("examples           n = %zu train, %zu test, d = %zu features", train->n, test->n, p);
+    if (p != train->d) printf(" (projected from %zu)", train->d);
+    printf(", C = %zu classes\n", res->classes);
+    printf("test accuracy      %.4f\n", test_acc);
+    printf("train accuracy     %.4f\n", res->train_accuracy);
+    if (priv) printf("epsilon            %.6g   at delta %.3g (total, basic composition)\n", res->epsilon, res->delta);
+    else printf("epsilon            not private\n");
+    printf("||Wbar||_op        %.6g\n", res->wbar_norm);
+    printf("S_H                %.6g   (beta %g, B %g)\n", res->sensitivity_h, o->beta, o->row_norm);
+    printf("M                  %.6g   (S_H / lambda)\n", res->sensitivity_m);
+    if (o->private_) {
+        printf("k (GSM samples)    %llu\n", (unsigned long long)res->samples);
+        printf("k_max              %llu   (exact RDP of the GSM)\n", (unsigned long long)res->samples_max);
+        printf("k paper            %.6g   (eps^2 / (8 ln(1/delta) M^2), note 1.9)\n", res->samples_paper);
+        printf("epsilon GSM        %.6g   at delta %.3g (rdp)\n", res->epsilon_gsm, o->delta_gsm);
+        printf("epsilon features   %.6g   at delta %.3g (truncated Laplace, A = %.6g)\n", o->epsilon_features,
+               o->delta_features, res->tlap_bound);
+    }
+    printf("accounting         %s\n", res->accounting);
+    printf("time               %.3f s\n", secs);
+}
+
+int ntk_command(int argc, char **argv)
+{
+    ntk_args a = { .test_fraction = 0.2 };
+    dpt_ntk_defaults(&a.opt);
+    int st = parse_ntk_args(argc, argv, &a);
+    if (st < 0) return 0;
+    if (st) return st;
+    if (!a.data) return usage_error("--data: required (see 'dptrain ntk --help')");
+    int idx = a.input_format ? strcmp(a.input_format, "idx") == 0 : a.labels != NULL;
+    if (idx && !a.labels) return usage_error("--labels: IDX images need a labels file");
+    if (a.test_labels && !a.test_data) return usage_error("--test-labels needs --test-data");
+    if (idx && a.test_data && !a.test_labels) return usage_error("--test-data: IDX images need --test-labels");
+
+    dpa_error err = { 0 };
+    dpt_dataset train = { 0 }, test = { 0 };
+    dpt_ntk_model *model = NULL;
+    int rc = 0;
+    if ((st = load_train_test(a.data, a.labels, a.test_data, a.test_labels, a.input_format, a.target, a.test_fraction,
+                              a.opt.seed, &train, &test, &err)))
+        goto fail;
+    if (a.train_per_class && (rc = balanced_subset(&train, a.train_per_class, a.opt.seed, "train"))) goto done;
+    if (a.test_per_class && (rc = balanced_subset(&test, a.test_per_class, a.opt.seed + 1, "test"))) goto done;
+    if (a.opt.project > train.d) {
+        rc = usage_error("--project: %zu is above the %zu features of the data", a.opt.project, train.d);
+        goto done;
+    }
+
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    if (!a.quiet) {
+        a.opt.progress = progress_bar;
+        a.opt.progress_ctx = &start;
+    }
+    dpt_ntk_result res;
+    if ((st = dpt_ntk_train(&train, &a.opt, &model, &res, &err))) goto fail;
+    double test_acc = test.n ? dpt_ntk_accuracy(model, &test) : res.train_accuracy;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    if (isnan(test_acc)) {
+        fprintf(stderr, "dptrain: out of memory (test accuracy)\n");
+        rc = EXIT_LIB;
+        goto done;
+    }
+    double secs = (double)(end.tv_sec - start.tv_sec) + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
+    print_report(&a, &train, test.n ? &test : &train, a.opt.project ? a.opt.project : train.d, &res, test_acc, secs);
+    goto done;
+fail:
+    print_error(&err);
+    rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
+done:
+    dpt_ntk_free(model);
+    dpt_dataset_free(&train);
+    dpt_dataset_free(&test);
+    return rc;
+}

@@ -1,0 +1,351 @@
+/*
+ * dptrain_sparse.c - `dptrain sparse-mean`: DP mean estimation of s-sparse
+ * vectors (seed 004; ../shared/notes/ntk-sparse-seeds-002-004.md 2.2-2.3):
+ * the projection mechanism ME-1, the compressed-sensing mechanism ME-2 and
+ * the dense Gaussian/Laplace baseline, on synthetic data or a file, with
+ * R independent noise draws and the l2 error against the true empirical
+ * mean next to the note's predicted rates (2.2).
+ *
+ * Exit status: 0 success, 1 library failure, 2 bad usage or bad input
+ * (including the library's DPA_EINVAL, e.g. a row with too many nonzeros).
+ */
+#include <config.h>
+
+#include "dptrain_cli.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { M_PROJ = 1, M_COMP = 2, M_DENSE = 4 };
+
+typedef struct {
+    const char *synthetic, *data, *input_format, *target;
+    unsigned methods;
+    int have_s, have_L, json, quiet;
+    uint64_t repeats;
+    dpt_mean_options opt;
+} sm_args;
+
+static void sm_help(void)
+{
+    printf("Usage: dptrain sparse-mean (--synthetic SPEC | --data FILE) [OPTIONS]\n\n"
+           "Differentially private mean of s-sparse vectors (seed 004): every row z must\n"
+           "have ||z||_0 <= s and ||z||_2 <= L (rows that do not are refused, by number);\n"
+           "neighbouring data sets differ in one row (replace-one).\n"
+           "  projection  ME-1: zbar + Laplace (delta = 0, l1 sensitivity 2L sqrt(s)/n) or\n"
+           "              Gaussian (l2 sensitivity 2L/n) noise, projected onto the l1 ball\n"
+           "              of radius L sqrt(s) (Nikolov, Talwar & Zhang 2013)\n"
+           "  compressed  ME-2 (delta > 0): b = A zbar + N(0, sigma^2 I_m), A m x d with\n"
+           "              N(0, 1/m) entries, zhat = argmin ||z||_1 s.t. A z = b (GLPK);\n"
+           "              sensitivity 2L/n x min(||A||_op, sqrt(2s) max_j ||a_j||)\n"
+           "  dense       the Gaussian or Laplace mechanism alone\n"
+           "\nData:\n"
+           "  --synthetic SPEC         s-sparse rows, \"n=10000,d=1000,s=10,norm=1,zipf=1,\n"
+           "                           values=onehot|gaussian,seed=1\" (keys as listed; defaults\n"
+           "                           shown)\n"
+           "  --data FILE              rows from a file (the target column is ignored)\n"
+           "  --input-format FMT       csv (default) or libsvm (the natural sparse format)\n"
+           "  --target COL             the CSV column to ignore (default the last)\n"
+           "\nMechanism:\n"
+           "  --method M               projection (default), compressed, dense, or all (the\n"
+           "                           three on the same data; compressed skipped at delta 0)\n"
+           "  --sparsity S             s (default: the synthetic spec's; required with --data)\n"
+           "  --norm L                 L (default: the synthetic spec's; required with --data)\n"
+           "  --epsilon E              epsilon > 0 (default 1)\n"
+           "  --delta D                delta in [0, 1) (default 1e-5; 0: Laplace noise)\n"
+           "  --classical              Gaussian sigma = Delta sqrt(2 ln(1.25/delta))/eps (needs\n"
+           "                           eps < 1) instead of the analytic calibration\n"
+           "  --measurements M         ME-2's m (default ceil(4 s ln(d/s)) in [2s, d])\n"
+           "  --rip                    ME-2's sensitivity from RIP(2s, 1/2) (factor 3/2) with\n"
+           "                           its failure probability (Baraniuk et al. 2008, Thm 5.2)\n"
+           "                           as a delta term; refused when that bound is >= delta,\n"
+           "                           which is the case at practical sizes\n"
+           "  --seed S                 noise (and ME-2's matrix) seed (default 1)\n"
+           "  --repeats R              R independent draws (seeds S..S+R-1): the mean and\n"
+           "                           standard error of ||zhat - zbar||_2 (default 1)\n"
+           "\nOutput:\n"
+           "  --json                   a JSON object instead of the table\n"
+           "  --quiet                  no progress bar on stderr\n"
+           "  --help, --version\n"
+           "\nExit status: 0 success, 1 library failure, 2 bad usage or bad input.\n");
+}
+
+static int parse_sm_args(int argc, char **argv, sm_args *a)
+{
+    enum {
+        O_SYN = 256, O_DATA, O_INFMT, O_TARGET, O_METHOD, O_S, O_L, O_EPS, O_DELTA, O_CLASSICAL, O_M, O_RIP, O_SEED,
+        O_REPEATS, O_JSON, O_QUIET, O_VERSION
+    };
+    static const struct option longs[] = {
+        { "synthetic", 1, 0, O_SYN }, { "data", 1, 0, O_DATA }, { "input-format", 1, 0, O_INFMT },
+        { "target", 1, 0, O_TARGET }, { "method", 1, 0, O_METHOD }, { "sparsity", 1, 0, O_S },
+        { "norm", 1, 0, O_L }, { "epsilon", 1, 0, O_EPS }, { "delta", 1, 0, O_DELTA },
+        { "classical", 0, 0, O_CLASSICAL }, { "measurements", 1, 0, O_M }, { "rip", 0, 0, O_RIP },
+        { "seed", 1, 0, O_SEED }, { "repeats", 1, 0, O_REPEATS }, { "json", 0, 0, O_JSON },
+        { "quiet", 0, 0, O_QUIET }, { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+    };
+    opterr = 0;
+    optind = 1;
+    int c, st = 0;
+    uint64_t u;
+    while ((c = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'h': sm_help(); return -1;
+        case O_VERSION: print_version(); return -1;
+        case O_SYN: a->synthetic = optarg; break;
+        case O_DATA: a->data = optarg; break;
+        case O_INFMT:
+            if (strcmp(optarg, "csv") != 0 && strcmp(optarg, "libsvm") != 0)
+                return usage_error("--input-format: expected csv or libsvm, got '%.40s'", optarg);
+            a->input_format = optarg;
+            break;
+        case O_TARGET: a->target = optarg; break;
+        case O_METHOD:
+            if (strcmp(optarg, "projection") == 0) a->methods = M_PROJ;
+            else if (strcmp(optarg, "compressed") == 0) a->methods = M_COMP;
+            else if (strcmp(optarg, "dense") == 0) a->methods = M_DENSE;
+            else if (strcmp(optarg, "all") == 0) a->methods = M_PROJ | M_COMP | M_DENSE;
+            else return usage_error("--method: expected projection, compressed, dense or all, got '%.40s'", optarg);
+            break;
+        case O_S:
+            st = parse_count("sparsity", optarg, 1, &u);
+            if (!st && u > (uint64_t)1 << 40) st = usage_error("--sparsity: too large, got '%s'", optarg);
+            a->opt.sparsity = (size_t)u;
+            a->have_s = 1;
+            break;
+        case O_L: st = parse_double("norm", optarg, 0.0, 1, INFINITY, 1, &a->opt.norm); a->have_L = 1; break;
+        case O_EPS: st = parse_double("epsilon", optarg, 0.0, 1, INFINITY, 1, &a->opt.epsilon); break;
+        case O_DELTA: st = parse_double("delta", optarg, 0.0, 0, 1.0, 1, &a->opt.delta); break;
+        case O_CLASSICAL: a->opt.classical = 1; break;
+        case O_M:
+            st = parse_count("measurements", optarg, 1, &u);
+            if (!st && u > (uint64_t)1 << 40) st = usage_error("--measurements: too large, got '%s'", optarg);
+            a->opt.measurements = (size_t)u;
+            break;
+        case O_RIP: a->opt.rip_sensitivity = 1; break;
+        case O_SEED: st = parse_count("seed", optarg, 0, &u); a->opt.seed = (unsigned long)u; break;
+        case O_REPEATS:
+            st = parse_count("repeats", optarg, 1, &a->repeats);
+            if (!st && a->repeats > 1000000) st = usage_error("--repeats: at most 1000000, got '%s'", optarg);
+            break;
+        case O_JSON: a->json = 1; break;
+        case O_QUIET: a->quiet = 1; break;
+        case ':': return usage_error("%s: needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option %s (see 'dptrain sparse-mean --help')", argv[optind - 1]);
+        }
+        if (st) return st;
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s' (see 'dptrain sparse-mean --help')", argv[optind]);
+    if (!a->synthetic == !a->data)
+        return usage_error("give exactly one of --synthetic SPEC and --data FILE (see 'dptrain sparse-mean --help')");
+    if (a->data && (!a->have_s || !a->have_L))
+        return usage_error("--data needs --sparsity and --norm (bounds taken from the data would not be private)");
+    if (a->opt.classical && !(a->opt.epsilon < 1.0))
+        return usage_error("--classical: the classical Gaussian formula is a guarantee only for epsilon < 1 "
+                           "(Dwork-Roth Thm A.1), got epsilon = %g", a->opt.epsilon);
+    if (a->opt.classical && a->opt.delta == 0.0)
+        return usage_error("--classical: a Gaussian formula, needs delta > 0");
+    if (a->methods == M_COMP && a->opt.delta == 0.0)
+        return usage_error("--method compressed: ME-2 needs delta > 0");
+    return 0;
+}
+
+typedef struct {
+    const char *name;
+    dpt_mean_method method;
+    dpt_mean_result res;
+    double mean, se, predicted, secs;
+    int have_pred;
+} sm_row;
+
+static double l2err(const double *a, const double *b, size_t d)
+{
+    double s = 0.0;
+    for (size_t j = 0; j < d; j++) s += (a[j] - b[j]) * (a[j] - b[j]);
+    return sqrt(s);
+}
+
+/* The note's predicted l2 errors (2.2; up to the constants written there);
+ * the dense Laplace one is E||Lap(b)^d|| ~ sqrt(2d) b; ME-2's is lost with
+ * the poster's Table 1 (note 2.7). */
+static int predicted(const sm_args *a, dpt_mean_method m, size_t n, size_t d, double *out)
+{
+    double L = a->opt.norm, s = (double)a->opt.sparsity, ne = (double)n * a->opt.epsilon, dl = a->opt.delta;
+    if (m == DPT_MEAN_PROJECTION) {
+        *out = dl == 0.0 ? 2.0 * L * sqrt(s * (1.0 + log((double)d)) / ne)
+                         : 2.0 * sqrt(2.0) * L * pow(s * log(1.25 / dl) * log(2.0 * (double)d), 0.25) / sqrt(ne);
+        return 1;
+    }
+    if (m == DPT_MEAN_DENSE) {
+        *out = dl == 0.0 ? sqrt(2.0 * (double)d) * 2.0 * L * sqrt(s) / ne
+                         : 2.0 * L * sqrt(2.0 * (double)d * log(1.25 / dl)) / ne;
+        return 1;
+    }
+    return 0;
+}
+
+static void json_num(const char *key, double v, int last)
+{
+    if (isfinite(v)) printf("      \"%s\": %.10g%s\n", key, v, last ? "" : ",");
+    else printf("      \"%s\": null%s\n", key, last ? "" : ",");
+}
+
+static void print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *rows, size_t nrows, int skipped)
+{
+    const dpt_mean_options *o = &a->opt;
+    if (a->json) {
+        printf("{\n  \"command\": \"sparse-mean\",\n  \"n\": %zu,\n  \"d\": %zu,\n  \"s\": %zu,\n  \"L\": %.10g,\n",
+               ds->n, ds->d, o->sparsity, o->norm);
+        printf("  \"epsilon_target\": %.10g,\n  \"delta_target\": %.6g,\n  \"repeats\": %llu,\n", o->epsilon, o->delta,
+               (unsigned long long)a->repeats);
+        printf("  \"seed\": %lu,\n  \"classical\": %s,\n  \"methods\": [\n", o->seed, o->classical ? "true" : "false");
+        for (size_t k = 0; k < nrows; k++) {
+            const sm_row *r = &rows[k];
+            printf("    {\n      \"method\": \"%s\",\n      \"mechanism\": \"%s\",\n", r->name,
+                   o->delta == 0.0 ? "laplace" : "gaussian");
+            json_num("noise_scale", r->res.noise_scale, 0);
+            json_num("sensitivity", r->res.sensitivity, 0);
+            printf("      \"measurements\": %zu,\n", r->res.measurements);
+            json_num("failure_delta", r->res.failure_delta, 0);
+            json_num("epsilon", r->res.epsilon, 0);
+            printf("      \"delta\": %.6g,\n", r->res.delta);
+            json_num("error", r->mean, 0);
+            json_num("error_se", a->repeats > 1 ? r->se : NAN, 0);
+            json_num("predicted_error", r->have_pred ? r->predicted : NAN, 0);
+            json_num("seconds", r->secs, 0);
+            printf("      \"accounting\": \"%s\"\n    }%s\n", r->res.accounting, k + 1 < nrows ? "," : "");
+        }
+        printf("  ]%s\n", skipped ? ",\n  \"skipped\": [\"compressed: ME-2 needs delta > 0\"]" : "");
+        printf("}\n");
+        return;
+    }
+    printf("data               n = %zu, d = %zu, s = %zu, L = %g\n", ds->n, ds->d, o->sparsity, o->norm);
+    printf("target             epsilon = %g, delta = %g (replace-one), %s\n", o->epsilon, o->delta,
+           o->delta == 0.0 ? "Laplace noise" : o->classical ? "classical Gaussian" : "analytic Gaussian");
+    printf("repeats            %llu (seeds %lu..%llu)\n", (unsigned long long)a->repeats, o->seed,
+           (unsigned long long)o->seed + a->repeats - 1);
+    printf("\n%-11s %11s %11s %6s %9s %9s %11s %10s %11s %8s\n", "method", "noise", "sensitivity", "m", "epsilon",
+           "delta", "l2 error", "+- se", "predicted", "time s");
+    for (size_t k = 0; k < nrows; k++) {
+        const sm_row *r = &rows[k];
+        char m[24], se[24], pr[24];
+        if (r->res.measurements) snprintf(m, sizeof m, "%zu", r->res.measurements);
+        else snprintf(m, sizeof m, "-");
+        if (a->repeats > 1) snprintf(se, sizeof se, "%.3g", r->se);
+        else snprintf(se, sizeof se, "-");
+        if (r->have_pred) snprintf(pr, sizeof pr, "%.4g", r->predicted);
+        else snprintf(pr, sizeof pr, "-");
+        printf("%-11s %11.4g %11.4g %6s %9.4g %9.3g %11.4g %10s %11s %8.3f\n", r->name, r->res.noise_scale,
+               r->res.sensitivity, m, r->res.epsilon, r->res.delta, r->mean, se, pr, r->secs);
+    }
+    if (skipped) printf("compressed         not run: ME-2 needs delta > 0\n");
+    printf("\n");
+    for (size_t k = 0; k < nrows; k++) printf("accounting         %s\n", rows[k].res.accounting);
+    printf("predicted          note 2.2: Laplace 2L sqrt(s(1+ln d)/(n eps)), Gaussian 2 sqrt2 L (s ln(1.25/delta)"
+           " ln 2d)^(1/4)/sqrt(n eps),\n                   dense 2L sqrt(2d ln(1.25/delta))/(n eps) (Laplace:"
+           " sqrt(2d) b); ME-2's rate is lost (note 2.7)\n");
+}
+
+int sparse_mean_command(int argc, char **argv)
+{
+    sm_args a = { .methods = M_PROJ, .repeats = 1 };
+    dpt_mean_defaults(&a.opt);
+    int st = parse_sm_args(argc, argv, &a);
+    if (st < 0) return 0;
+    if (st) return st;
+
+    dpa_error err = { 0 };
+    dpt_dataset ds = { 0 };
+    double *zbar = NULL, *est = NULL;
+    int rc = 0;
+    uint64_t total = 0, done_steps = 0;
+    if (a.synthetic) {
+        dpt_sparse_spec spec;
+        if ((st = dpt_sparse_parse(a.synthetic, &spec, &err))) goto fail;
+        if (!a.have_s) a.opt.sparsity = spec.s;
+        if (!a.have_L) a.opt.norm = spec.norm;
+        if ((st = dpt_sparse_generate(&spec, &ds, NULL, &err))) goto fail;
+    } else {
+        if ((st = load_file(a.data, NULL, a.input_format ? a.input_format : "csv", a.target, &ds, &err))) goto fail;
+    }
+    if (a.opt.sparsity > ds.d) {
+        rc = usage_error("--sparsity: s = %zu is above d = %zu", a.opt.sparsity, ds.d);
+        goto done;
+    }
+    if (a.opt.measurements > ds.d && (a.methods & M_COMP)) {
+        rc = usage_error("--measurements: m = %zu is above d = %zu", a.opt.measurements, ds.d);
+        goto done;
+    }
+    size_t n = ds.n, d = ds.d;
+    zbar = calloc(d, sizeof *zbar);
+    est = malloc(d * sizeof *est);
+    if (!zbar || !est) {
+        fprintf(stderr, "dptrain: out of memory (d = %zu)\n", d);
+        rc = EXIT_LIB;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < d; j++) zbar[j] += ds.x[i * d + j];
+    for (size_t j = 0; j < d; j++) zbar[j] /= (double)n;
+
+    sm_row rows[3];
+    size_t nrows = 0;
+    int skipped = 0;
+    static const struct { unsigned bit; const char *name; dpt_mean_method m; } all[3] = {
+        { M_PROJ, "projection", DPT_MEAN_PROJECTION },
+        { M_COMP, "compressed", DPT_MEAN_COMPRESSED },
+        { M_DENSE, "dense", DPT_MEAN_DENSE },
+    };
+    for (int k = 0; k < 3; k++) {
+        if (!(a.methods & all[k].bit)) continue;
+        if (all[k].m == DPT_MEAN_COMPRESSED && a.opt.delta == 0.0) {
+            skipped = 1;
+            continue;
+        }
+        memset(&rows[nrows], 0, sizeof rows[nrows]);
+        rows[nrows].name = all[k].name;
+        rows[nrows].method = all[k].m;
+        rows[nrows].have_pred = predicted(&a, all[k].m, n, d, &rows[nrows].predicted);
+        nrows++;
+    }
+    total = a.repeats * nrows;
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (size_t k = 0; k < nrows; k++) {
+        sm_row *r = &rows[k];
+        dpt_mean_options o = a.opt;
+        o.method = r->method;
+        double sum = 0.0, sum2 = 0.0;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (uint64_t rep = 0; rep < a.repeats; rep++) {
+            o.seed = a.opt.seed + (unsigned long)rep;
+            if ((st = dpt_sparse_mean(&ds, &o, est, &r->res, &err))) goto fail;
+            double e = l2err(est, zbar, d);
+            sum += e;
+            sum2 += e * e;
+            if (!a.quiet) progress_bar(&start, ++done_steps, total);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double R = (double)a.repeats;
+        r->mean = sum / R;
+        r->se = a.repeats > 1 ? sqrt(fmax(sum2 - R * r->mean * r->mean, 0.0) / (R - 1.0) / R) : NAN;
+        r->secs = ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) / R;
+    }
+    print_report(&a, &ds, rows, nrows, skipped);
+    goto done;
+fail:
+    if (done_steps && done_steps < total) fputc('\n', stderr); /* end the progress line */
+    print_error(&err);
+    rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
+done:
+    free(zbar);
+    free(est);
+    dpt_dataset_free(&ds);
+    return rc;
+}

@@ -1,0 +1,455 @@
+/*
+ * dptrain_sparse_opt.c - `dptrain sparse-erm` and `dptrain sparse-sgd`:
+ * DP logistic regression with sparse gradients (seed 004; the note
+ * ../shared/notes/ntk-sparse-seeds-002-004.md, 2.4 and 2.5):
+ *   sparse-erm  output perturbation of the regularised minimiser, then
+ *               projection onto the l1 ball (or the dense baseline);
+ *   sparse-sgd  bias-reduced DP-SGD under a GDP privacy filter (or plain
+ *               noisy minibatch SGD, the dense baseline).
+ * The report gives the training objective at the release and at the
+ * non-private regularised minimiser (their difference is the excess
+ * empirical risk), the test loss and accuracy, the noise and the eps spent.
+ *
+ * Exit status: 0 success, 1 library failure, 2 bad usage or bad input.
+ */
+#include <config.h>
+
+#include "dptrain_cli.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+    int sgd;
+    const char *cmd, *data, *input_format, *target, *synthetic;
+    double test_fraction, lambda, epsilon, delta, norm, sensitivity_l1, learning_rate, noise, radius;
+    uint64_t sparsity, max_steps, batch_size, seed;
+    int have_lambda, classical, dense, non_private, json, quiet;
+    const char *only;          /* an option that belongs to the other subcommand */
+} sp_args;
+
+static void sp_help(int sgd)
+{
+    if (!sgd)
+        printf("Usage: dptrain sparse-erm (--synthetic SPEC | --data FILE) [OPTIONS]\n\n"
+               "Logistic regression (labels +-1) by output perturbation with l1 projection (seed 004,\n"
+               "note 2.4): w = argmin (1/n) sum ln(1 + e^-(y x.w)) + (lambda/2) ||w||^2, solved to a\n"
+               "gradient norm <= 1e-10; plus Gaussian noise (delta > 0; l2 sensitivity 2L/(lambda n),\n"
+               "analytic calibration) or Laplace noise (delta = 0; l1 sensitivity given or\n"
+               "2 sqrt(2s) L (H/lambda + 1)/(lambda n), H = L^2/4); then the Euclidean projection onto\n"
+               "the l1 ball of radius L sqrt(s)/lambda (--dense: none).\n");
+    else
+        printf("Usage: dptrain sparse-sgd (--synthetic SPEC | --data FILE) [OPTIONS]\n\n"
+               "Logistic regression (labels +-1) by the bias-reduced DP-SGD of seed 004 (note 2.5):\n"
+               "per step a level N (P[N = k] prop. to 2^-k), a batch B of 2^(N+1) rows, its halves O,\n"
+               "E and one row i; the four gradient means each get N(0, sigma0^2) per coordinate\n"
+               "(--noise) and are projected onto the l1 ball of radius L sqrt(s); G = (G_B - (G_O +\n"
+               "G_E)/2)/p_N + G_i.  A step costs mu_t^2 = mu_{2^(N+1)}^2 + mu_{2^N}^2 + mu_1^2,\n"
+               "mu_b = 2L/(b sigma0); a GDP privacy filter at (eps, delta) stops the run at the first\n"
+               "step it refuses (or at --max-steps).  The release is the average of the iterates after\n"
+               "each admitted step.  --dense: noisy minibatch SGD (--batch-size) under the same filter.\n");
+    printf("\nData:\n"
+           "  --synthetic SPEC       s-sparse rows with logistic labels: n=10000,d=1000,s=10,norm=1,\n"
+           "                         zipf=1,values=onehot|gaussian,wstar_support=10,wstar_norm=4,seed=1\n"
+           "  --data FILE            libsvm or CSV (--input-format); labels +-1 or 0/1 (0 read as -1)\n"
+           "  --input-format FMT     libsvm or csv (default csv)\n"
+           "  --target COL           CSV label column (default the last)\n"
+           "  --test-fraction X      held-out share, 0 <= X < 1 (default 0.2)\n"
+           "\nPrivacy:\n"
+           "  --epsilon E            target epsilon (default 1)\n"
+           "  --delta D              target delta (default 1e-5)%s\n"
+           "  --sparsity S           s: rows with more nonzeros are refused (default: the generator's s;\n"
+           "                         required with --data unless --non-private)\n"
+           "  --norm L               L: rows of larger norm are refused (default: the generator's norm;\n"
+           "                         required with --data unless --non-private)\n"
+           "  --non-private          no noise (the reference)\n"
+           "  --dense                the dense baseline (%s)\n",
+           sgd ? "; > 0 (GDP filter)" : "; 0: Laplace", sgd ? "noisy minibatch SGD" : "no projection");
+    if (!sgd)
+        printf("  --sensitivity-l1 D    Laplace's l1 sensitivity (default the note's bound)\n"
+               "  --classical            the classical Gaussian sigma = Delta sqrt(2 ln(1.25/delta))/eps\n"
+               "                         (the papers' formula; eps < 1 only)\n"
+               "\nTraining:\n"
+               "  --lambda X             regularisation > 0 (default 0.01)\n");
+    else
+        printf("\nTraining:\n"
+               "  --noise SIGMA0         per-coordinate noise std on each batch mean (default 100)\n"
+               "  --learning-rate ETA    step size (default 0.1)\n"
+               "  --lambda X             l2 regularisation >= 0 (default 0; the reference minimiser then\n"
+               "                         uses 1e-6)\n"
+               "  --radius R             project the iterates onto the l2 ball of radius R (default none)\n"
+               "  --max-steps T          cap on the steps (default 100000)\n"
+               "  --batch-size B         the dense baseline's batch (default 64)\n");
+    printf("  --seed S               split and noise (default 1)\n"
+           "\nOutput:\n"
+           "  --json                 JSON on stdout\n"
+           "  --quiet                no progress bar (shown on stderr when it is a terminal)\n"
+           "  --help, --version\n"
+           "\nExit status: 0 success, 1 library failure, 2 bad usage or bad input.\n");
+}
+
+static int parse_sp_args(int argc, char **argv, sp_args *a)
+{
+    enum {
+        O_SYN = 256, O_DATA, O_INFMT, O_TARGET, O_TESTFR, O_LAMBDA, O_EPS, O_DELTA, O_SPARSITY, O_NORM, O_SENS, O_CLASSICAL,
+        O_DENSE, O_NONPRIV, O_LR, O_NOISE, O_RADIUS, O_STEPS, O_BATCH, O_SEED, O_JSON, O_QUIET, O_VERSION
+    };
+    static const struct option longs[] = {
+        { "synthetic", 1, 0, O_SYN }, { "data", 1, 0, O_DATA }, { "input-format", 1, 0, O_INFMT },
+        { "target", 1, 0, O_TARGET }, { "test-fraction", 1, 0, O_TESTFR }, { "lambda", 1, 0, O_LAMBDA },
+        { "epsilon", 1, 0, O_EPS }, { "delta", 1, 0, O_DELTA }, { "sparsity", 1, 0, O_SPARSITY },
+        { "norm", 1, 0, O_NORM }, { "sensitivity-l1", 1, 0, O_SENS }, { "classical", 0, 0, O_CLASSICAL },
+        { "dense", 0, 0, O_DENSE }, { "non-private", 0, 0, O_NONPRIV }, { "learning-rate", 1, 0, O_LR },
+        { "noise", 1, 0, O_NOISE }, { "radius", 1, 0, O_RADIUS }, { "max-steps", 1, 0, O_STEPS },
+        { "batch-size", 1, 0, O_BATCH }, { "seed", 1, 0, O_SEED }, { "json", 0, 0, O_JSON }, { "quiet", 0, 0, O_QUIET },
+        { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+    };
+    opterr = 0;
+    optind = 1;
+    int c, st = 0;
+    while ((c = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'h': sp_help(a->sgd); return -1;
+        case O_VERSION: print_version(); return -1;
+        case O_SYN: a->synthetic = optarg; break;
+        case O_DATA: a->data = optarg; break;
+        case O_INFMT:
+            if (strcmp(optarg, "csv") && strcmp(optarg, "libsvm"))
+                return usage_error("--input-format: expected libsvm or csv, got '%s'", optarg);
+            a->input_format = optarg;
+            break;
+        case O_TARGET: a->target = optarg; break;
+        case O_TESTFR: st = parse_double("test-fraction", optarg, 0.0, 0, 1.0, 1, &a->test_fraction); break;
+        case O_LAMBDA:
+            st = a->sgd ? parse_double("lambda", optarg, 0.0, 0, INFINITY, 1, &a->lambda)
+                        : parse_double("lambda", optarg, 0.0, 1, INFINITY, 1, &a->lambda);
+            a->have_lambda = 1;
+            break;
+        case O_EPS: st = parse_double("epsilon", optarg, 0.0, 1, INFINITY, 1, &a->epsilon); break;
+        case O_DELTA:
+            st = a->sgd ? parse_double("delta", optarg, 0.0, 1, 1.0, 1, &a->delta)
+                        : parse_double("delta", optarg, 0.0, 0, 1.0, 1, &a->delta);
+            break;
+        case O_SPARSITY: st = parse_count("sparsity", optarg, 1, &a->sparsity); break;
+        case O_NORM: st = parse_double("norm", optarg, 0.0, 1, INFINITY, 1, &a->norm); break;
+        case O_SENS: st = parse_double("sensitivity-l1", optarg, 0.0, 1, INFINITY, 1, &a->sensitivity_l1);
+            if (a->sgd) a->only = "--sensitivity-l1";
+            break;
+        case O_CLASSICAL: a->classical = 1; if (a->sgd) a->only = "--classical"; break;
+        case O_DENSE: a->dense = 1; break;
+        case O_NONPRIV: a->non_private = 1; break;
+        case O_LR: st = parse_double("learning-rate", optarg, 0.0, 1, INFINITY, 1, &a->learning_rate);
+            if (!a->sgd) a->only = "--learning-rate";
+            break;
+        case O_NOISE: st = parse_double("noise", optarg, 0.0, 1, INFINITY, 1, &a->noise);
+            if (!a->sgd) a->only = "--noise";
+            break;
+        case O_RADIUS: st = parse_double("radius", optarg, 0.0, 0, INFINITY, 1, &a->radius);
+            if (!a->sgd) a->only = "--radius";
+            break;
+        case O_STEPS: st = parse_count("max-steps", optarg, 1, &a->max_steps); if (!a->sgd) a->only = "--max-steps"; break;
+        case O_BATCH: st = parse_count("batch-size", optarg, 1, &a->batch_size); if (!a->sgd) a->only = "--batch-size"; break;
+        case O_SEED: st = parse_count("seed", optarg, 0, &a->seed); break;
+        case O_JSON: a->json = 1; break;
+        case O_QUIET: a->quiet = 1; break;
+        case ':': return usage_error("%s: needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option %s (see 'dptrain %s --help')", argv[optind - 1], a->cmd);
+        }
+        if (st) return st;
+    }
+    if (optind < argc) return usage_error("unexpected argument '%s' (see 'dptrain %s --help')", argv[optind], a->cmd);
+    if (a->only) return usage_error("%s: not an option of %s (see 'dptrain %s --help')", a->only, a->cmd, a->cmd);
+    if (!a->data == !a->synthetic) return usage_error("give exactly one of --data and --synthetic");
+    if (a->synthetic && (a->input_format || a->target))
+        return usage_error("--input-format and --target apply to --data only");
+    if (a->classical && a->delta == 0.0) return usage_error("--classical: needs --delta > 0 (delta 0 is Laplace)");
+    if (a->classical && a->epsilon >= 1.0)
+        return usage_error("--classical: the classical Gaussian is only a guarantee for epsilon < 1, got %g", a->epsilon);
+    if (a->sensitivity_l1 > 0.0 && a->delta > 0.0)
+        return usage_error("--sensitivity-l1: the Laplace mechanism's; needs --delta 0");
+    return 0;
+}
+
+/* The data: generated (logistic labels always on), or read with labels
+ * +-1 or 0/1 (0 read as -1); anything else is refused with its row. */
+static int sp_load(sp_args *a, dpt_dataset *all, size_t *gen_s, double *gen_norm, dpa_error *err)
+{
+    if (a->synthetic) {
+        dpt_sparse_spec spec;
+        dpt_sparse_defaults(&spec);
+        int st = dpt_sparse_parse(a->synthetic, &spec, err);
+        if (st) return st;
+        spec.logistic = 1;
+        *gen_s = spec.s;
+        *gen_norm = spec.norm;
+        return dpt_sparse_generate(&spec, all, NULL, err);
+    }
+    int st = load_file(a->data, NULL, a->input_format ? a->input_format : "csv", a->target, all, err);
+    if (st) return st;
+    for (size_t i = 0; i < all->n; i++) {
+        double y = all->y[i];
+        if (y == 0.0) all->y[i] = -1.0;
+        else if (y != 1.0 && y != -1.0) {
+            err->status = DPA_EINVAL;
+            snprintf(err->message, sizeof err->message, "%.120s: example %zu: the label %g is not +-1 or 0/1",
+                     a->data, i + 1, y);
+            return DPA_EINVAL;
+        }
+    }
+    return 0;
+}
+
+static void data_bounds(const dpt_dataset *ds, size_t *s, double *L)
+{
+    size_t smax = 0;
+    double lmax = 0.0;
+    for (size_t i = 0; i < ds->n; i++) {
+        size_t k = 0;
+        double ss = 0.0;
+        for (size_t j = 0; j < ds->d; j++) {
+            double v = ds->x[i * ds->d + j];
+            if (v != 0.0) {
+                k++;
+                ss += v * v;
+            }
+        }
+        if (k > smax) smax = k;
+        if (sqrt(ss) > lmax) lmax = sqrt(ss);
+    }
+    *s = smax ? smax : 1;
+    *L = lmax;
+}
+
+static double accuracy(const dpt_dataset *ds, const double *w)
+{
+    size_t right = 0;
+    for (size_t i = 0; i < ds->n; i++) {
+        double m = 0.0;
+        for (size_t j = 0; j < ds->d; j++) m += ds->x[i * ds->d + j] * w[j];
+        if ((m >= 0.0 ? 1.0 : -1.0) == ds->y[i]) right++;
+    }
+    return ds->n ? (double)right / (double)ds->n : NAN;
+}
+
+typedef struct {
+    const char *method, *mechanism;
+    size_t s;
+    double L, lambda, ref_lambda, noise, sensitivity, epsilon, delta, mu_spent, solver_gradient;
+    double obj_private, obj_optimal, test_loss, test_accuracy, secs;
+    uint64_t steps;
+    int have_steps;
+    const char *accounting;
+} sp_report;
+
+static void json_number(const char *key, double v, int last)
+{
+    if (isfinite(v)) printf("  \"%s\": %.10g%s\n", key, v, last ? "" : ",");
+    else printf("  \"%s\": null%s\n", key, last ? "" : ",");
+}
+
+static void print_report(const sp_args *a, const dpt_dataset *train, const dpt_dataset *test, const sp_report *r)
+{
+    int priv = isfinite(r->epsilon);
+    if (a->json) {
+        printf("{\n  \"algorithm\": \"%s\",\n  \"method\": \"%s\",\n  \"mechanism\": \"%s\",\n", a->cmd, r->method,
+               r->mechanism);
+        printf("  \"train_examples\": %zu,\n  \"test_examples\": %zu,\n  \"features\": %zu,\n  \"sparsity\": %zu,\n",
+               train->n, test->n, train->d, r->s);
+        json_number("norm", r->L, 0);
+        json_number("lambda", r->lambda, 0);
+        json_number("noise", r->noise, 0);
+        json_number("sensitivity", r->sensitivity, 0);
+        json_number("epsilon", priv ? r->epsilon : NAN, 0);
+        json_number("delta", priv ? r->delta : NAN, 0);
+        if (r->have_steps) {
+            printf("  \"steps\": %llu,\n", (unsigned long long)r->steps);
+            json_number("mu_spent", r->mu_spent, 0);
+            json_number("reference_lambda", r->ref_lambda, 0);
+        } else {
+            json_number("solver_gradient", r->solver_gradient, 0);
+        }
+        json_number("objective_private", r->obj_private, 0);
+        json_number("objective_optimal", r->obj_optimal, 0);
+        json_number("excess_risk", r->obj_private - r->obj_optimal, 0);
+        json_number("test_loss", r->test_loss, 0);
+        json_number("test_accuracy", r->test_accuracy, 0);
+        printf("  \"accounting\": \"%s\",\n", r->accounting);
+        json_number("seconds", r->secs, 1);
+        printf("}\n");
+        return;
+    }
+    printf("algorithm          %s (%s)\n", a->cmd, r->method);
+    printf("examples           %zu train, %zu test, %zu features\n", train->n, test->n, train->d);
+    printf("sparsity, norm     s = %zu, L = %.6g\n", r->s, r->L);
+    printf("lambda             %.6g\n", r->lambda);
+    printf("noise              %.6g   (%s)\n", r->noise, r->mechanism);
+    printf("sensitivity        %.6g\n", r->sensitivity);
+    if (priv) printf("epsilon (upper)    %.6g   at delta %.3g, certified\n", r->epsilon, r->delta);
+    else printf("epsilon            not private\n");
+    if (r->have_steps) {
+        printf("steps              %llu\n", (unsigned long long)r->steps);
+        if (priv) printf("mu spent (GDP)     %.6g\n", r->mu_spent);
+    } else {
+        printf("solver gradient    %.3g\n", r->solver_gradient);
+    }
+    printf("objective          %.8g at the release, %.8g at the minimiser%s\n", r->obj_private, r->obj_optimal,
+           r->have_steps && r->ref_lambda != r->lambda ? " (reference lambda 1e-6)" : "");
+    printf("excess risk        %.6g\n", r->obj_private - r->obj_optimal);
+    printf("test loss          %.6g\n", r->test_loss);
+    printf("test accuracy      %.4f\n", r->test_accuracy);
+    printf("accounting         %s\n", r->accounting);
+    printf("time               %.3f s\n", r->secs);
+}
+
+int sparse_opt_command(int argc, char **argv)
+{
+    sp_args a = { .cmd = argv[0], .sgd = strcmp(argv[0], "sparse-sgd") == 0, .test_fraction = 0.2, .epsilon = 1.0,
+                  .delta = 1e-5, .seed = 1 };
+    dpt_sparse_erm_options eo;
+    dpt_sparse_sgd_options so;
+    dpt_sparse_erm_defaults(&eo);
+    dpt_sparse_sgd_defaults(&so);
+    a.lambda = a.sgd ? so.lambda : eo.lambda;
+    a.learning_rate = so.learning_rate;
+    a.noise = so.noise;
+    a.max_steps = so.max_steps;
+    a.batch_size = so.batch_size;
+    int st = parse_sp_args(argc, argv, &a);
+    if (st < 0) return 0;
+    if (st) return st;
+
+    dpa_error err = { 0 };
+    dpt_dataset all = { 0 }, train = { 0 }, test = { 0 };
+    double *w = NULL, *wref = NULL;
+    int rc = 0;
+    size_t gen_s = 0;
+    double gen_norm = 0.0;
+    if ((st = sp_load(&a, &all, &gen_s, &gen_norm, &err))) goto fail;
+    if ((st = dpt_split(&all, a.test_fraction, a.seed, &train, &test, &err))) goto fail;
+    dpt_dataset_free(&all);
+    if (a.dense && a.sgd && a.batch_size > train.n) {
+        rc = usage_error("--batch-size: %llu is more than the %zu training examples", (unsigned long long)a.batch_size,
+                         train.n);
+        goto done;
+    }
+    /* s and L: given, or the generator's (public by construction); bounds
+     * read off private data would leak it, so --data needs both unless the
+     * run is not private anyway. */
+    if (a.data && !a.non_private && (!a.sparsity || !(a.norm > 0.0))) {
+        rc = usage_error("--data needs --sparsity and --norm (bounds read off the data would not be private)");
+        goto done;
+    }
+    /* s and L: given, or the generator's, or (non-private runs) the data's. */
+    size_t ds_s;
+    double ds_L;
+    data_bounds(&train, &ds_s, &ds_L);
+    size_t s = a.sparsity ? (size_t)a.sparsity : gen_s ? gen_s : ds_s;
+    double L = a.norm > 0.0 ? a.norm : gen_norm > 0.0 ? gen_norm : ds_L;
+    if (!(L > 0.0)) {
+        rc = usage_error("every training example is zero");
+        goto done;
+    }
+    w = calloc(train.d, sizeof *w);
+    wref = calloc(train.d, sizeof *wref);
+    if (!w || !wref) {
+        fprintf(stderr, "dptrain: out of memory\n");
+        rc = EXIT_LIB;
+        goto done;
+    }
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    sp_report r = { .s = s, .L = L, .lambda = a.lambda };
+    dpt_sparse_erm_result er;
+    dpt_sparse_sgd_result sr;
+    char accounting[400];
+    if (!a.sgd) {
+        eo.lambda = a.lambda;
+        eo.epsilon = a.epsilon;
+        eo.delta = a.delta;
+        eo.sparsity = s;
+        eo.norm = L;
+        eo.sensitivity_l1 = a.sensitivity_l1;
+        eo.classical = a.classical;
+        eo.project = !a.dense;
+        eo.noise_off = a.non_private;
+        eo.seed = (unsigned long)a.seed;
+        if ((st = dpt_sparse_erm(&train, &eo, w, &er, &err))) goto fail;
+        r.method = a.dense ? "dense output perturbation" : "output perturbation with l1 projection";
+        r.mechanism = a.non_private ? "none" : a.delta > 0.0 ? (a.classical ? "classical gaussian" : "gaussian")
+                                                              : "laplace";
+        r.noise = er.noise_scale;
+        r.sensitivity = er.sensitivity;
+        r.epsilon = er.epsilon;
+        r.delta = er.delta;
+        r.solver_gradient = er.solver_gradient;
+        r.obj_private = er.objective_private;
+        r.obj_optimal = er.objective_optimal;
+        snprintf(accounting, sizeof accounting, "%s", er.accounting);
+    } else {
+        so.learning_rate = a.learning_rate;
+        so.epsilon = a.epsilon;
+        so.delta = a.delta;
+        so.noise = a.noise;
+        so.lambda = a.lambda;
+        so.sparsity = s;
+        so.norm = L;
+        so.radius = a.radius;
+        so.max_steps = a.max_steps;
+        so.dense = a.dense;
+        so.batch_size = (size_t)a.batch_size;
+        so.seed = (unsigned long)a.seed;
+        so.noise_off = a.non_private;
+        if (!a.quiet && isatty(STDERR_FILENO)) {   /* as the other subcommands: never into a log file */
+            so.progress = progress_bar;
+            so.progress_ctx = &start;
+        }
+        if ((st = dpt_sparse_sgd(&train, &so, w, &sr, &err))) goto fail;
+        /* The reference: the non-private regularised minimiser (lambda
+         * 1e-6 when the SGD is unregularised, so that it exists), its
+         * objective taken at the SGD's own lambda. */
+        dpt_sparse_erm_options ro;
+        dpt_sparse_erm_defaults(&ro);
+        ro.lambda = a.lambda > 0.0 ? a.lambda : 1e-6;
+        ro.sparsity = s;
+        ro.norm = L;
+        ro.noise_off = 1;
+        ro.project = 0;
+        if ((st = dpt_sparse_erm(&train, &ro, wref, &er, &err))) goto fail;
+        r.method = a.dense ? "dense minibatch DP-SGD" : "bias-reduced DP-SGD";
+        r.mechanism = a.non_private ? "none" : "gaussian";
+        r.ref_lambda = ro.lambda;
+        r.noise = a.non_private ? 0.0 : a.noise;
+        r.sensitivity = 2.0 * L;
+        r.epsilon = sr.epsilon;
+        r.delta = sr.delta;
+        r.steps = sr.steps;
+        r.have_steps = 1;
+        r.mu_spent = sr.mu_spent;
+        r.obj_private = dpt_logistic_objective(&train, w, a.lambda);
+        r.obj_optimal = dpt_logistic_objective(&train, wref, a.lambda);
+        snprintf(accounting, sizeof accounting, "%s", sr.accounting);
+    }
+    r.accounting = accounting;
+    const dpt_dataset *eval = test.n ? &test : &train;
+    r.test_loss = dpt_logistic_objective(eval, w, 0.0);
+    r.test_accuracy = accuracy(eval, w);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    r.secs = (double)(end.tv_sec - start.tv_sec) + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
+    print_report(&a, &train, eval, &r);
+    goto done;
+fail:
+    print_error(&err);
+    rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
+done:
+    free(w);
+    free(wref);
+    dpt_dataset_free(&all);
+    dpt_dataset_free(&train);
+    dpt_dataset_free(&test);
+    return rc;
+}
