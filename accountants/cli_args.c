@@ -88,6 +88,9 @@ static const struct option_info {
     [OPT_DELTA0] = { "delta0", "D0", "shuffled: the randomizers are (E0, D0)-DP, 0 <= D0 < 1 (default 0; class any)" },
     [OPT_TUNING_RUNS] = { "tuning-runs", "M", "private tuning: the whole run repeated Poisson(M) times, the best "
                                               "released (Papernot & Steinke 2022), M > 0" },
+    [OPT_FAILURE_DELTA] = { "failure-delta", "DF", "an additive delta for a failure event outside the mechanism (a "
+                                                   "random matrix without RIP, say): added to the delta reported, "
+                                                   "taken off the delta an epsilon is reported at, 0 < DF < 1" },
     [OPT_BATCHES] = { "batches", "K", "noisy-cgd: fixed batches visited cyclically per epoch, K >= 1" },
     [OPT_STEP_SIZE] = { "step-size", "ETA", "noisy-cgd: step size, 0 < ETA < 2/SMOOTHNESS" },
     [OPT_STRONG_CONVEXITY] = { "strong-convexity", "LAM", "noisy-cgd: strong convexity of the loss, LAM > 0" },
@@ -258,6 +261,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
         if (!(c->delta0 < 1.0)) return usage_error("--delta0: expected a number in [0, 1), got %s", arg);
         return EXIT_OK;
     case OPT_TUNING_RUNS: return parse_real(id, arg, REAL_POSITIVE, &c->tuning_runs);
+    case OPT_FAILURE_DELTA: return parse_real(id, arg, REAL_OPEN_UNIT, &c->failure_delta);
     case OPT_BATCHES: return parse_count(id, arg, &c->batches);
     case OPT_STEP_SIZE: return parse_real(id, arg, REAL_POSITIVE, &c->step_size);
     case OPT_STRONG_CONVEXITY: return parse_real(id, arg, REAL_POSITIVE, &c->strong_convexity);
@@ -305,13 +309,13 @@ static const command_info commands[] = {
       "--sigma X --delta D [OPTIONS]",
       "Report the smallest epsilon for which the mechanism is (epsilon, delta)-DP,\n"
       "as computed by one accountant.",
-      ACCOUNTING_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_ACCOUNTANT),
+      ACCOUNTING_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FAILURE_DELTA),
       "the delta at which epsilon is reported, 0 < D < 1", NULL },
     { CMD_DELTA, "delta", "the delta of the mechanism at a given epsilon",
       "--sigma X --epsilon EPS [OPTIONS]",
       "Report the smallest delta for which the mechanism is (epsilon, delta)-DP,\n"
       "as computed by one accountant.",
-      ACCOUNTING_OPTIONS | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_ACCOUNTANT), NULL,
+      ACCOUNTING_OPTIONS | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FAILURE_DELTA), NULL,
       "the epsilon at which delta is reported, EPS >= 0" },
     { CMD_CALIBRATE, "calibrate", "the noise (or number of steps) that meets a target (epsilon, delta)",
       "--epsilon EPS --delta D [--solve sigma|steps] [OPTIONS]",
@@ -327,7 +331,7 @@ static const command_info commands[] = {
       "Run every registered accountant on the mechanism and print each bound,\n"
       "how tight it is and how long it took; accountants that cannot handle the\n"
       "mechanism are listed with the reason.",
-      ACCOUNTING_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON),
+      ACCOUNTING_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_FAILURE_DELTA),
       "report epsilon at this delta, 0 < D < 1",
       "report delta at this epsilon instead, EPS >= 0" },
     { CMD_RDP_CURVE, "rdp-curve", "the Renyi DP curve eps(alpha) of the mechanism",
@@ -420,7 +424,7 @@ static void print_command_help(const command_info *cmd)
     };
     static const enum option_id query_group[] = {
         OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_EPS_ERROR, OPT_EPS_MIN, OPT_EPS_MAX,
-        OPT_POINTS,
+        OPT_POINTS, OPT_FAILURE_DELTA,
     };
     printf("The mechanism is the Gaussian mechanism with noise multiplier --sigma,\n"
            "Poisson-sampled at rate Q when Q < 1 (or batches of B out of N without\n"

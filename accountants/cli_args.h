@@ -23,7 +23,7 @@ enum option_id {
     OPT_SAMPLING, OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_FORMAT, OPT_EPS_ERROR,
     OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE,
     OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS, OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS,
-    OPT_HELP, OPT_COUNT
+    OPT_FAILURE_DELTA, OPT_HELP, OPT_COUNT
 };
 
 /* at most this many Renyi orders on the command line */
@@ -44,6 +44,7 @@ typedef struct cli {
     double delta0;           /* shuffled: --delta0 */
     int rr_class;            /* shuffled: --randomizer rr */
     double tuning_runs;      /* --tuning-runs: Poisson mean of the tuning runs */
+    double failure_delta;    /* --failure-delta: an additive delta (0: none) */
     uint64_t users;          /* shuffled: --users */
     uint64_t batches;        /* noisy-cgd: --batches */
     double step_size, strong_convexity, smoothness; /* noisy-cgd */

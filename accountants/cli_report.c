@@ -61,7 +61,8 @@ void run_accountant(const char *method, const dpa_options *opt, const dpa_event 
     }
     r->supported = 1;
     double start = cli_now_ms();
-    st = dpa_accountant_compose(a, e, &err);
+    if (qs->failure_delta > 0.0) st = dpa_accountant_add_failure(a, qs->failure_delta, "--failure-delta", &err);
+    if (st == DPA_OK) st = dpa_accountant_compose(a, e, &err);
     if (st == DPA_OK)
         st = qs->kind == QUERY_EPSILON ? dpa_accountant_epsilon(a, qs->at, &r->bound, &err)
                                        : dpa_accountant_delta(a, qs->at, &r->bound, &err);

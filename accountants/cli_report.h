@@ -16,6 +16,7 @@ typedef enum { QUERY_EPSILON, QUERY_DELTA } query_kind;
 typedef struct query_spec {
     query_kind kind;
     double at; /* the delta (or epsilon) it is reported at */
+    double failure_delta; /* an additive failure term (dpa_accountant_add_failure); 0: none */
 } query_spec;
 
 /* One accountant's answer for one mechanism. */

@@ -142,6 +142,14 @@ static dpa_event *event_and_method(const cli *c, const mechanism *m, dpa_options
     return NULL;
 }
 
+/* The mechanism's description, with the failure term when one is given. */
+static void describe_mechanism(const cli *c, const dpa_event *e, char *mech, size_t size)
+{
+    size_t used = dpa_event_describe(e, mech, size);
+    if (c->failure_delta > 0.0 && used < size)
+        snprintf(mech + used, size - used, " + failure delta %.6g", c->failure_delta);
+}
+
 /* epsilon and delta: one accountant, the named one or the default. */
 static int run_single(const cli *c, const mechanism *m, const query_spec *qs)
 {
@@ -153,7 +161,7 @@ static int run_single(const cli *c, const mechanism *m, const query_spec *qs)
     result r;
     run_accountant(method, &opt, e, qs, &r);
     char mech[DESCRIPTION_SIZE];
-    dpa_event_describe(e, mech, sizeof mech);
+    describe_mechanism(c, e, mech, sizeof mech);
     dpa_event_free(e);
     if (!has_value(&r)) {
         print_error_line(r.reason);
@@ -165,13 +173,13 @@ static int run_single(const cli *c, const mechanism *m, const query_spec *qs)
 
 static int cmd_epsilon(const cli *c, const mechanism *m)
 {
-    query_spec qs = { QUERY_EPSILON, c->delta };
+    query_spec qs = { QUERY_EPSILON, c->delta, c->failure_delta };
     return run_single(c, m, &qs);
 }
 
 static int cmd_delta(const cli *c, const mechanism *m)
 {
-    query_spec qs = { QUERY_DELTA, c->epsilon };
+    query_spec qs = { QUERY_DELTA, c->epsilon, c->failure_delta };
     return run_single(c, m, &qs);
 }
 
@@ -196,7 +204,7 @@ static size_t shuffle_reference_rows(const mechanism *m, const query_spec *qs, r
         dpa_options opt;
         dpa_options_init(&opt);
         opt.relation = DPA_REPLACE_ONE;
-        query_spec q1 = { QUERY_EPSILON, per_delta };
+        query_spec q1 = { QUERY_EPSILON, per_delta, 0.0 };
         if (e) run_accountant("shuffle", &opt, e, &q1, one);
         dpa_event_free(e);
         one->method = "shuffle x R";
@@ -235,8 +243,8 @@ static size_t shuffle_reference_rows(const mechanism *m, const query_spec *qs, r
  * stop the others; the status is 1 afterwards so scripts notice. */
 static int compare_methods(const cli *c, const mechanism *m, const char *const *names, size_t n)
 {
-    query_spec qs = given(c, OPT_EPSILON) ? (query_spec){ QUERY_DELTA, c->epsilon }
-                                          : (query_spec){ QUERY_EPSILON, c->delta };
+    query_spec qs = given(c, OPT_EPSILON) ? (query_spec){ QUERY_DELTA, c->epsilon, c->failure_delta }
+                                          : (query_spec){ QUERY_EPSILON, c->delta, c->failure_delta };
     dpa_error err = { 0 };
     dpa_options opt;
     make_options(c, &opt);
@@ -277,7 +285,7 @@ static int compare_methods(const cli *c, const mechanism *m, const char *const *
         n_rows++;
     }
     char mech[DESCRIPTION_SIZE];
-    dpa_event_describe(e, mech, sizeof mech);
+    describe_mechanism(c, e, mech, sizeof mech);
     dpa_event_free(e);
     print_results(c->format, c->relation, mech, &qs, rows, n_rows, 0);
     if (m->noisy_cgd && c->format == FORMAT_TABLE)
@@ -313,7 +321,7 @@ static int cmd_shuffle_gaussian(const cli *c, const mechanism *m)
     double start = cli_now_ms();
     if (dpa_shuffled_gaussian_epsilon(m->sigma, m->users, c->delta, &g, &err) != DPA_OK) return library_error(&err);
     double ms = cli_now_ms() - start;
-    query_spec qs = { QUERY_EPSILON, c->delta };
+    query_spec qs = { QUERY_EPSILON, c->delta, 0.0 };
     result rows[2];
     memset(rows, 0, sizeof rows);
     static char shuffled_name[96];

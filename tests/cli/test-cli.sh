@@ -324,6 +324,26 @@ expect_ok "tuning: compare lists rdp (Papernot-Steinke) and tuning" '^tuning ' \
 expect_usage "--tuning-runs must be positive" "--tuning-runs" epsilon --sigma 1 --tuning-runs 0 --delta 1e-5
 expect_ok "tuning: calibration goes through rdp" '^method +rdp$' calibrate --tuning-runs 5 --epsilon 2 --delta 1e-5
 
+# ---- --failure-delta (an additive failure term) -------------------------------------
+# The Gaussian with sigma 1 (mu = 1), by mpmath at 40 digits: delta(3) =
+# 0.0015371853694009548 so with a failure term 1e-6 the delta is
+# 0.0015381853694009548; eps at delta 1e-5 with a term 5e-6 is eps at 5e-6,
+# 4.5362502877391576.  The table prints the upper bound rounded up to 10 digits.
+run delta --sigma 1 --epsilon 3 --failure-delta 1e-6
+check "--failure-delta adds to delta" 'v1 >= 0.0015381853694 && v1 <= 0.0015381853694 * (1 + 1e-9)' "$(field upper)"
+run epsilon --sigma 1 --delta 1e-5 --failure-delta 5e-6
+check "--failure-delta comes off the delta of an eps query" 'v1 >= 4.5362502877 && v1 <= 4.5362502877 * (1 + 1e-9)' \
+    "$(field upper)"
+expect_ok "--failure-delta is named in the report" 'failure delta 5e-06' epsilon --sigma 1 --delta 1e-5 \
+    --failure-delta 5e-6
+expect_ok "--failure-delta in compare" 'failure delta 1e-06' compare --sigma 1 --steps 10 --delta 1e-5 \
+    --failure-delta 1e-6
+expect_error "--failure-delta that uses up delta" 1 "failure terms" epsilon --sigma 1 --delta 1e-6 \
+    --failure-delta 1e-6
+expect_usage "--failure-delta in (0, 1)" "--failure-delta" epsilon --sigma 1 --delta 1e-5 --failure-delta 1
+expect_usage "--failure-delta is not calibrate's" "--failure-delta" calibrate --epsilon 1 --delta 1e-5 \
+    --failure-delta 1e-6
+
 # ---- --mechanism shuffled ---------------------------------------------------------
 SHUF="--mechanism shuffled --epsilon0 1 --users 10000 --relation replace-one"
 run compare $SHUF --delta 1e-6
