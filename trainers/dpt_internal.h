@@ -52,4 +52,10 @@ DPT_HIDDEN int dpt_parse_number(const char *s, double *out);
 DPT_HIDDEN int dpt_parse_size(const char *s, size_t *out);
 DPT_HIDDEN int dpt_parse_ulong(const char *s, unsigned long *out);
 
+/* The comma-separated "key=value" items of a generator's spec, trimmed of
+ * blanks, each handed to `item`; an empty item is an error naming `who`.
+ * Stops at the first nonzero status.  NULL or "" is no items. */
+DPT_HIDDEN int dpt_spec_items(const char *text, const char *who, int (*item)(char *item, void *ctx, dpa_error *err),
+                              void *ctx, dpa_error *err);
+
 #endif

@@ -93,3 +93,28 @@ int dpt_parse_ulong(const char *v, unsigned long *out)
     *out = x;
     return 1;
 }
+
+int dpt_spec_items(const char *text, const char *who, int (*item)(char *item, void *ctx, dpa_error *err), void *ctx,
+                   dpa_error *err)
+{
+    if (!text || !*text) return DPA_OK;
+    char *copy = strdup(text);
+    if (!copy) return dpt_fail(err, DPA_ENOMEM, "%s: out of memory", who);
+    int status = DPA_OK;
+    char *p = copy;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma) *comma = '\0';
+        while (*p == ' ' || *p == '\t') p++;
+        size_t len = strlen(p);
+        while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) p[--len] = '\0';
+        if (len == 0)
+            status = dpt_fail(err, DPA_EINVAL, "%s: empty item in '%.80s'", who, text);
+        else
+            status = item(p, ctx, err);
+        if (status != DPA_OK || !comma) break;
+        p = comma + 1;
+    }
+    free(copy);
+    return status;
+}

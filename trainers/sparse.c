@@ -189,33 +189,23 @@ static int sparse_item(char *item, dpt_sparse_spec *s, int *seen, dpa_error *err
     return DPA_OK;
 }
 
+struct item_ctx { dpt_sparse_spec *spec; int *seen; };
+
+static int sparse_item_cb(char *item, void *ctx, dpa_error *err)
+{
+    struct item_ctx *c = ctx;
+    return sparse_item(item, c->spec, c->seen, err);
+}
+
 int dpt_sparse_parse(const char *text, dpt_sparse_spec *spec, dpa_error *err)
 {
     if (!spec) return dpt_fail(err, DPA_EINVAL, "sparse synthetic: NULL spec");
     dpt_sparse_spec s;
     dpt_sparse_defaults(&s);
-    if (text && *text) {
-        char *copy = strdup(text);
-        if (!copy) return dpt_fail(err, DPA_ENOMEM, "sparse synthetic: out of memory");
-        int seen[SK_COUNT] = { 0 };
-        int status = DPA_OK;
-        char *p = copy;
-        for (;;) {
-            char *comma = strchr(p, ',');
-            if (comma) *comma = '\0';
-            while (*p == ' ' || *p == '\t') p++;
-            size_t len = strlen(p);
-            while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) p[--len] = '\0';
-            if (len == 0)
-                status = dpt_fail(err, DPA_EINVAL, "sparse synthetic: empty item in '%.80s'", text);
-            else
-                status = sparse_item(p, &s, seen, err);
-            if (status != DPA_OK || !comma) break;
-            p = comma + 1;
-        }
-        free(copy);
-        if (status != DPA_OK) return status;
-    }
+    int seen[SK_COUNT] = { 0 };
+    struct item_ctx c = { &s, seen };
+    int st = dpt_spec_items(text, "sparse synthetic", sparse_item_cb, &c, err);
+    if (st != DPA_OK) return st;
     int status = check_sparse_spec(&s, err);
     if (status != DPA_OK) return status;
     *spec = s;
