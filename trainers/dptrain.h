@@ -549,6 +549,9 @@ typedef struct dpt_sparse_erm_options {
     int project;               /* 1 (default): l1 projection; 0: the dense baseline */
     int noise_off;             /* 1: non-private */
     unsigned long seed;
+    /* called after each stage (solve, noise, projection): done of 3 */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
 } dpt_sparse_erm_options;
 typedef struct dpt_sparse_erm_result {
     double noise_scale, sensitivity;

@@ -377,6 +377,10 @@ int sparse_opt_command(int argc, char **argv)
         eo.classical = a.classical;
         eo.project = !a.dense;
         eo.noise_off = a.non_private;
+        if (!a.quiet && isatty(STDERR_FILENO)) {   /* as sparse-sgd: never into a log file */
+            eo.progress = progress_bar;
+            eo.progress_ctx = &start;
+        }
         eo.seed = (unsigned long)a.seed;
         if ((st = dpt_sparse_erm(&train, &eo, w, &er, &err))) goto fail;
         r.method = a.dense ? "dense output perturbation" : "output perturbation with l1 projection";

@@ -366,9 +366,11 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
         st = dpt_fail(err, DPA_ENOMEM, "dptrain: sparse-erm: out of memory");
         goto done;
     }
+    if (opt->progress) opt->progress(opt->progress_ctx, 0, 3);
     st = d <= DPT_NEWTON_MAX_D ? erm_newton(&c, lambda, wopt, &out->solver_gradient, err)
                                : erm_accelerated(&c, lambda, wopt, &out->solver_gradient, err);
     if (st) goto done;
+    if (opt->progress) opt->progress(opt->progress_ctx, 1, 3);
     out->objective_optimal = csr_objective(&c, wopt, lambda);
 
     /* The sensitivities of w_lambda(S) under replace-one (note 2.4):
@@ -423,9 +425,11 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
         for (size_t j = 0; j < d; j++)
             w[j] += gaussian ? gsl_ran_gaussian_ziggurat(rng, out->noise_scale) : gsl_ran_laplace(rng, out->noise_scale);
     }
+    if (opt->progress) opt->progress(opt->progress_ctx, 2, 3);
     /* Post-processing (note 2.4 step 3, 004:L73): the Euclidean projection
      * onto B_1(0, L sqrt(s) / lambda), which contains w_lambda(S). */
     if (opt->project) dpt_project_l1_ball(w, d, radius, w);
+    if (opt->progress) opt->progress(opt->progress_ctx, 3, 3);
     out->objective_private = csr_objective(&c, w, lambda);
     snprintf(out->accounting, sizeof out->accounting,
              "output perturbation (note 2.4), replace-one; %s; %s; n = %zu, s = %zu, L = %.6g, H = L^2/4", what,
