@@ -447,6 +447,10 @@ static int account(const dpt_ntk_options *o, size_t n, size_t p, double wnorm, d
     st = dpa_truncated_laplace_bound(sqrt((double)p) * o->beta, o->epsilon_features, o->delta_features,
                                      &res->tlap_bound, err);
     if (st) return st;
+    /* a scale that underflows would draw no noise at all */
+    if (!o->features_noise_off && !(sqrt((double)p) * o->beta / o->epsilon_features >= DBL_MIN))
+        return dpt_fail(err, DPA_EINVAL, "beta: %g makes the feature noise's scale sqrt(d) beta / eps underflow",
+                        o->beta);
     if (o->features_noise_off) {
         res->epsilon = INFINITY;
         res->delta = 0.0;

@@ -558,6 +558,12 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
     /* a row admitted by the slack raises the bound the sensitivity uses, so
      * the noise is never calibrated below the data's own norm */
     if (max_norm > L) L = max_norm;
+    if (!(2.0 * L / (double)n >= DBL_MIN)) {
+        free(zbar);
+        return dpt_fail(err, DPA_EINVAL,
+                        "sparse mean: the sensitivity 2L/n = %g (L = %g, n = %zu) underflows; no noise could be "
+                        "calibrated to it", 2.0 * L / (double)n, L, n);
+    }
 
     dpt_mean_result res;
     memset(&res, 0, sizeof res);

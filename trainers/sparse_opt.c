@@ -381,6 +381,15 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
     double l1sens = opt->sensitivity_l1 > 0.0 ? opt->sensitivity_l1
                                               : 2.0 * sqrt(2.0 * (double)s) * L * (H / lambda + 1.0) / (lambda * (double)n);
     double radius = L * sqrt((double)s) / lambda;     /* ||w_lambda(S)||_1 <= L sqrt(s) / lambda */
+    /* a sensitivity that underflows would calibrate no noise at all, one
+     * that overflows no finite noise: refuse both rather than release w */
+    if (!opt->noise_off && !(l2sens >= DBL_MIN && l1sens >= DBL_MIN && isfinite(l1sens) && isfinite(radius))) {
+        st = dpt_fail(err, DPA_EINVAL,
+                      "dptrain: sparse-erm: lambda = %g with n = %zu, L = %g puts the sensitivity 2L/(lambda n) = %g "
+                      "out of the floating-point range",
+                      lambda, n, L, l2sens);
+        goto done;
+    }
     int gaussian = opt->delta > 0.0;
     char what[160];
     if (opt->noise_off) {

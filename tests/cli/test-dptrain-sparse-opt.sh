@@ -109,6 +109,7 @@ expect_usage "bad synthetic spec" "." sparse-erm --synthetic n=100,values=foo
 expect_usage "--lambda > 0 (erm)" "--lambda" sparse-erm $SYN --lambda 0
 expect_usage "--lambda not a number" "--lambda" sparse-erm $SYN --lambda abc
 expect_usage "--lambda NaN" "--lambda" sparse-sgd $SYN --lambda nan
+expect_usage "a lambda whose sensitivity underflows" "floating-point range" sparse-erm $SYN --lambda 1e308
 expect_usage "--epsilon > 0" "--epsilon" sparse-erm $SYN --epsilon 0
 expect_usage "--delta < 1" "--delta" sparse-erm $SYN --delta 1
 expect_usage "sgd: --delta > 0" "--delta" sparse-sgd $SYN --delta 0

@@ -96,4 +96,6 @@ expect_usage "repeats 0" '--repeats' $SM $SYN --repeats 0
 expect_usage "missing file" 'none.csv' $SM --data "$TMP/none.csv" --sparsity 1 --norm 1
 expect_usage "bad input format" '--input-format' $SM --data "$TMP/ok.csv" --input-format idx --sparsity 1 --norm 1
 
+expect_usage "a sensitivity that underflows" "underflows" $SM --synthetic n=100,d=50,s=5,norm=1e-320
+
 finish
