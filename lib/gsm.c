@@ -102,23 +102,14 @@ int dpa_gsm_rdp(double alpha, uint64_t k, const double *mu, size_t n, double *rd
     return DPA_OK;
 }
 
-/* eps at delta of the GSM event with k samples under rdp; +inf if unbounded. */
-static int gsm_epsilon(double m, uint64_t n, uint64_t k, double delta, const dpa_options *opt, double *eps,
-                       dpa_error *err)
+/* The GSM event with k samples (the family dpa_calibrate_search walks). */
+struct gsm_family { double m; uint64_t n; };
+
+static dpa_event *gsm_event(double k, void *ctx, dpa_error *err)
 {
-    dpa_event *e = n == 0 ? dpa_event_gsm_frobenius(k, m, err) : dpa_event_gsm_spectral(k, n, m, err);
-    if (!e) return err ? err->status : DPA_EINVAL;
-    dpa_options defaults;
-    if (!opt) { dpa_options_init(&defaults); opt = &defaults; }
-    dpa_accountant *a = dpa_accountant_new("rdp", opt, err);
-    int st = a ? dpa_accountant_compose(a, e, err) : (err ? err->status : DPA_ENOMEM);
-    dpa_bound b = { 0 };
-    if (!st) st = dpa_accountant_epsilon(a, delta, &b, err);
-    dpa_accountant_free(a);
-    dpa_event_free(e);
-    if (st) return st;
-    *eps = b.upper;
-    return DPA_OK;
+    const struct gsm_family *g = ctx;
+    uint64_t samples = (uint64_t)k;
+    return g->n == 0 ? dpa_event_gsm_frobenius(samples, g->m, err) : dpa_event_gsm_spectral(samples, g->n, g->m, err);
 }
 
 int dpa_gsm_max_samples(double M_or_eta, uint64_t n, double epsilon, double delta, const dpa_options *opt,
@@ -131,24 +122,24 @@ int dpa_gsm_max_samples(double M_or_eta, uint64_t n, double epsilon, double delt
     if ((st = dpa_check_delta(delta, err))) return st;
     if (!(delta > 0.0))
         return dpa_fail(err, DPA_EINVAL, "gsm_max_samples: delta must be positive (the GSM is not pure DP)");
-    const uint64_t cap = (uint64_t)1 << 53;
-    double eps;
-    if ((st = gsm_epsilon(M_or_eta, n, 1, delta, opt, &eps, err))) return st;
-    if (!(eps <= epsilon)) return DPA_OK;       /* not even one sample */
-    /* eps grows with k (the RDP curve scales by k): double, then bisect */
-    uint64_t lo = 1, hi = 2;
-    for (;;) {
-        if ((st = gsm_epsilon(M_or_eta, n, hi, delta, opt, &eps, err))) return st;
-        if (!(eps <= epsilon)) break;
-        lo = hi;
-        if (hi >= cap) { *k = cap; return DPA_OK; }
-        hi *= 2;
+    dpa_options defaults;
+    if (!opt) { dpa_options_init(&defaults); opt = &defaults; }
+    struct gsm_family g = { M_or_eta, n };
+    /* eps grows with k (the RDP curve scales by k): the largest integer k
+     * in [1, 2^53] whose certified eps meets the target, by the library's
+     * search (doubling, then bisection); none when one sample does not */
+    dpa_calibration c;
+    dpa_calibration_init(&c, DPA_SEARCH_LARGEST);
+    c.integer = 1;
+    c.lo = c.limit_lo = 1.0;
+    c.hi = 2.0;
+    c.limit_hi = 9007199254740992.0;   /* 2^53: every integer below is a double */
+    st = dpa_calibrate_search("rdp", opt, gsm_event, &g, epsilon, delta, &c, err);
+    if (st == DPA_ENOBRACKET) {                 /* even k = 1 exceeds epsilon */
+        if (err) *err = (dpa_error){ 0 };
+        return DPA_OK;
     }
-    while (hi - lo > 1) {                       /* eps(lo) <= epsilon < eps(hi) */
-        uint64_t mid = lo + (hi - lo) / 2;
-        if ((st = gsm_epsilon(M_or_eta, n, mid, delta, opt, &eps, err))) return st;
-        if (eps <= epsilon) lo = mid; else hi = mid;
-    }
-    *k = lo;
+    if (st) return st;
+    *k = (uint64_t)c.value;
     return DPA_OK;
 }
