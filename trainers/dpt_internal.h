@@ -39,6 +39,12 @@ DPT_HIDDEN gsl_rng *dpt_rng_new(unsigned long seed, dpa_error *err);
 DPT_HIDDEN int dpt_event_epsilon(const char *method, const dpa_options *opt, dpa_event *e, double delta, double *eps,
                                  dpa_error *err);
 
+/* The Gaussian noise multiplier sigma / Delta_2 for (eps, delta): analytic
+ * (Balle & Wang 2018, dpa_gaussian_sigma's safe end) or, with `classical`,
+ * sqrt(2 ln(1.25/delta)) / eps (Dwork & Roth 2014, Thm A.1), refused for
+ * eps >= 1 where it is no guarantee. */
+DPT_HIDDEN int dpt_gaussian_multiplier(double eps, double delta, int classical, double *mult, dpa_error *err);
+
 /* A field for a message: at most 40 bytes of it, "..." when cut. */
 DPT_HIDDEN const char *dpt_shown(const char *field, char *buf, size_t size);
 

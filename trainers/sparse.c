@@ -462,29 +462,6 @@ static int certified_factor(const double *A, size_t m, size_t d, size_t s, doubl
     return DPA_OK;
 }
 
-/* The Gaussian noise multiplier (sigma / Delta_2) for (eps, delta):
- * analytic (Balle & Wang 2018, through libdpacct; note 2.6 item 1) or the
- * classical sqrt(2 ln(1.25/delta))/eps (Dwork & Roth 2014, Thm A.1: a
- * guarantee only for eps < 1). */
-static int gaussian_multiplier(double eps, double delta, int classical, double *mult, dpa_error *err)
-{
-    if (classical) {
-        if (!(eps < 1.0))
-            return dpt_fail(err, DPA_EINVAL,
-                            "sparse mean: the classical Gaussian formula is a guarantee only for epsilon < 1 "
-                            "(Dwork-Roth Thm A.1), got epsilon = %g; use the analytic calibration", eps);
-        *mult = sqrt(2.0 * log(1.25 / delta)) / eps;
-        return DPA_OK;
-    }
-    dpa_bound b;
-    int st = dpa_gaussian_sigma(eps, delta, &b, err);
-    if (st != DPA_OK) return st;
-    if (!(b.upper > 0.0 && isfinite(b.upper)))
-        return dpt_fail(err, DPA_EACCURACY, "sparse mean: analytic Gaussian calibration gave %g", b.upper);
-    *mult = b.upper;
-    return DPA_OK;
-}
-
 int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double *estimate, dpt_mean_result *out,
                     dpa_error *err)
 {
@@ -588,7 +565,7 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
                                                         : "");
         } else {
             double mult;
-            st = gaussian_multiplier(eps, delta, opt->classical, &mult, err);
+            st = dpt_gaussian_multiplier(eps, delta, opt->classical, &mult, err);
             if (st == DPA_OK) {
                 res.sensitivity = 2.0 * L / nd;
                 res.noise_scale = mult * res.sensitivity;
@@ -629,7 +606,7 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
                 st = certified_factor(A, m, d, s, &factor, &opnorm, &colb, err);
             }
             double mult = 0.0;
-            if (st == DPA_OK) st = gaussian_multiplier(eps, delta_cal, opt->classical, &mult, err);
+            if (st == DPA_OK) st = dpt_gaussian_multiplier(eps, delta_cal, opt->classical, &mult, err);
             if (st == DPA_OK) {
                 res.sensitivity = 2.0 * L / nd * factor;
                 res.noise_scale = mult * res.sensitivity;

@@ -400,13 +400,7 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
         snprintf(what, sizeof what, "not private (no noise)");
     } else if (gaussian) {
         double mult;
-        if (opt->classical) {
-            mult = sqrt(2.0 * log(1.25 / opt->delta)) / opt->epsilon;     /* Dwork & Roth Thm A.1, eps < 1 */
-        } else {
-            dpa_bound b;   /* Balle & Wang 2018: the smallest multiplier with delta(eps) <= delta */
-            if ((st = dpa_gaussian_sigma(opt->epsilon, opt->delta, &b, err))) goto done;
-            mult = b.upper;
-        }
+        if ((st = dpt_gaussian_multiplier(opt->epsilon, opt->delta, opt->classical, &mult, err))) goto done;
         out->sensitivity = l2sens;
         out->noise_scale = mult * l2sens;
         /* The guarantee actually met: the Gaussian with multiplier `mult` is
