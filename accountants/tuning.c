@@ -68,25 +68,10 @@ static int tuning_event(const dpa_event *e, const dpa_event **inner, double *mea
     return DPA_OK;
 }
 
-/* The pure-DP eps of one leaf, +inf when it has none (Gaussian noise, a
- * delta > 0). */
-static double leaf_pure_eps(const dpa_event *e)
-{
-    double p0 = dpa_event_param(e, 0);
-    switch (dpa_event_get_kind(e)) {
-    case DPA_EVENT_LAPLACE: return 1.0 / p0;
-    case DPA_EVENT_RANDOMIZED_RESPONSE:
-    case DPA_EVENT_EXPONENTIAL: return p0;
-    case DPA_EVENT_DISCRETE_LAPLACE: return (double)dpa_event_count(e, 0) / p0;
-    case DPA_EVENT_EPSILON_DELTA: return dpa_event_param(e, 1) == 0.0 ? p0 : INFINITY;
-    default: return INFINITY;
-    }
-}
-
 static int add_pure_eps(const dpa_event *leaf, double times, void *ctx, dpa_error *err)
 {
     (void)err;
-    *(double *)ctx += times * leaf_pure_eps(leaf);
+    *(double *)ctx += times * dpa_event_pure_epsilon(leaf);
     return DPA_OK;
 }
 

@@ -54,14 +54,14 @@ static int leaf_rho(const dpa_event *e, double *rho, double *xi, int *gaussian, 
     }
     case DPA_EVENT_EXPONENTIAL: *rho = p0 * p0 / 8.0; return DPA_OK; /* eps-bounded range */
     /* pure eps-DP is eps^2/2-zCDP */
-    case DPA_EVENT_LAPLACE: eps = 1.0 / p0; break;
-    case DPA_EVENT_RANDOMIZED_RESPONSE: eps = p0; break;
-    case DPA_EVENT_DISCRETE_LAPLACE: eps = (double)dpa_event_count(e, 0) / p0; break;
+    case DPA_EVENT_LAPLACE:
+    case DPA_EVENT_RANDOMIZED_RESPONSE:
+    case DPA_EVENT_DISCRETE_LAPLACE: eps = dpa_event_pure_epsilon(e); break;
     case DPA_EVENT_EPSILON_DELTA:
         if (dpa_event_param(e, 1) != 0.0)
             return dpa_fail(err, DPA_EUNSUPPORTED,
                             "zcdp: an (eps, delta) event with delta > 0 has no zCDP guarantee");
-        eps = p0;
+        eps = dpa_event_pure_epsilon(e);
         break;
     case DPA_EVENT_TRUNCATED_LAPLACE:
         return dpa_fail(err, DPA_EUNSUPPORTED,

@@ -312,6 +312,19 @@ dpa_event *dpa_event_repeated_selected(dpa_event *inner, int distribution, doubl
     return e;
 }
 
+double dpa_event_pure_epsilon(const dpa_event *e)
+{
+    double p0 = e->param[0];
+    switch (e->kind) {
+    case DPA_EVENT_LAPLACE: return 1.0 / p0;
+    case DPA_EVENT_RANDOMIZED_RESPONSE:
+    case DPA_EVENT_EXPONENTIAL: return p0;
+    case DPA_EVENT_DISCRETE_LAPLACE: return (double)e->count[0] / p0;
+    case DPA_EVENT_EPSILON_DELTA: return e->param[1] == 0.0 ? p0 : INFINITY;
+    default: return INFINITY;
+    }
+}
+
 dpa_event *dpa_event_composed(dpa_event *const *events, size_t n, dpa_error *err)
 {
     int missing = 0;

@@ -44,6 +44,11 @@ int dpa_event_noisy_cgd_mu(const dpa_event *e, double *mu);
  * not attain (accountants flag their lower bounds DPA_PAIR_LOWER). */
 int dpa_event_has_hidden_state(const dpa_event *e);
 
+/* The pure-DP eps of a leaf (Laplace 1/b, randomized response, discrete
+ * Laplace sensitivity/scale, exponential, (eps, 0)); +inf for any other
+ * (Gaussian noise, a delta > 0, wrappers). */
+double dpa_event_pure_epsilon(const dpa_event *leaf);
+
 /* One sample's worst-case GSM RDP at order a (lib/gsm.c), rounded up, +inf
  * where infinite: the Frobenius bound M, and the spectral sandwich eta over
  * n eigenvalues. */
