@@ -14,7 +14,8 @@
  *    random eigenvalue sets, the eps of the note's worked check (mpmath)
  *    and the largest k;
  *  - failure deltas add to delta and come off the delta of an eps query;
- *  - Liu-Talwar random stopping: 3 eps for a pure base, refused otherwise.
+ *  - Liu-Talwar random stopping: 3 eps for a pure base, refused otherwise;
+ *    rdp's geometric repetition is Papernot & Steinke's Thm 2, written here.
  */
 #include "dpacct.h"
 #include "testutil.h"
@@ -529,19 +530,32 @@ START_TEST(liu_talwar_three_eps)
     ck_assert(strstr(err.message, "pure") != NULL);
     dpa_event_free(e);
     dpa_accountant_free(a);
-    /* rdp takes the geometric as Papernot-Steinke's eta = 1: never above
-     * their bound at the same gamma, computed through the TNB event */
-    dpa_accountant *g = accountant_with("rdp", dpa_event_repeated_selected(dpa_event_gaussian(2.0, NULL),
-                                                                           DPA_REPEAT_GEOMETRIC, 0.1, 0.0, NULL));
-    dpa_accountant *t = accountant_with(
-        "rdp", dpa_event_repeated_selected(dpa_event_gaussian(2.0, NULL), DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL, 1.0,
-                                           0.1, NULL));
-    dpa_bound bg, bt;
-    ck_assert_int_eq(dpa_accountant_epsilon(g, 1e-5, &bg, NULL), DPA_OK);
-    ck_assert_int_eq(dpa_accountant_epsilon(t, 1e-5, &bt, NULL), DPA_OK);
-    ck_assert(bg.upper == bt.upper);
+    /* rdp takes the geometric as Papernot & Steinke's truncated negative
+     * binomial with eta = 1 (their Thm 2, written here from the paper): with
+     * a Gaussian of sigma 2 (eps(l) = l/8), gamma = 0.1 (E[K] = 10),
+     *   eps'(l) <= eps(l) + (1 + eta) min_m [(1 - 1/m) eps(m) + ln(1/gamma)/m]
+     *              + ln(E[K])/(l - 1),
+     * the minimum over the accountant's orders m, and RDP non-decreasing in
+     * the order (so a higher order's bound also holds). */
+    double grid[] = { 2.0, 4.0, 8.0, 16.0, 32.0, 64.0 };
+    dpa_options opt;
+    dpa_options_init(&opt);
+    opt.orders = grid;
+    opt.num_orders = 6;
+    dpa_accountant *g = accountant_with_options(
+        "rdp", &opt, dpa_event_repeated_selected(dpa_event_gaussian(2.0, NULL), DPA_REPEAT_GEOMETRIC, 0.1, 0.0, NULL));
+    double o[6], curve[6], want[6], cmin = INFINITY;
+    size_t len;
+    ck_assert_int_eq(dpa_accountant_rdp_curve(g, o, curve, 6, &len, NULL), DPA_OK);
+    ck_assert_uint_eq(len, 6);
+    for (int j = 0; j < 6; j++) cmin = fmin(cmin, (1.0 - 1.0 / grid[j]) * grid[j] / 8.0 + log(10.0) / grid[j]);
+    for (int i = 0; i < 6; i++) want[i] = grid[i] / 8.0 + 2.0 * cmin + log(10.0) / (grid[i] - 1.0);
+    for (int i = 4; i >= 0; i--) want[i] = fmin(want[i], want[i + 1]);
+    /* the accountant rounds its RDP up (a few 1e-12 here), never down */
+    for (int i = 0; i < 6; i++)
+        ck_assert_msg(curve[i] >= want[i] && curve[i] <= want[i] * (1.0 + 1e-10), "order %g: %.15g vs %.15g", o[i],
+                      curve[i], want[i]);
     dpa_accountant_free(g);
-    dpa_accountant_free(t);
     ck_assert_ptr_null(dpa_event_repeated_selected(dpa_event_laplace(1.0, NULL), DPA_REPEAT_GEOMETRIC, 0.0, 0.0, &err));
     ck_assert_ptr_null(dpa_event_repeated_selected(dpa_event_laplace(1.0, NULL), DPA_REPEAT_GEOMETRIC, 1.5, 0.0, &err));
 }
