@@ -47,7 +47,8 @@ typedef struct {
 static const char *const base_methods[] = { "gaussian", "pld", "rdp" };
 
 /* The tuning event: repeated_selected(Poisson(m), inner), alone. */
-static int tuning_event(const dpa_event *e, const dpa_event **inner, double *mean, int *geometric, dpa_error *err)
+/* *param: the Poisson mean, or Liu-Talwar's stopping probability */
+static int tuning_event(const dpa_event *e, const dpa_event **inner, double *param, int *geometric, dpa_error *err)
 {
     while (dpa_event_get_kind(e) == DPA_EVENT_SELF_COMPOSED && dpa_event_count(e, 0) == 1)
         e = dpa_event_child(e, 0);
@@ -61,10 +62,10 @@ static int tuning_event(const dpa_event *e, const dpa_event **inner, double *mea
                         "tuning: the profile bound is for a Poisson number of runs; use rdp for the truncated "
                         "negative binomial");
     *inner = dpa_event_child(e, 0);
-    *mean = dpa_event_param(e, 0);
+    *param = dpa_event_param(e, 0);
     if (*geometric) return DPA_OK;   /* gamma in (0, 1], checked by the constructor */
-    if (!(*mean > 0.0 && isfinite(*mean)))
-        return dpa_fail(err, DPA_EINVAL, "tuning: the Poisson mean must be positive and finite, got %g", *mean);
+    if (!(*param > 0.0 && isfinite(*param)))
+        return dpa_fail(err, DPA_EINVAL, "tuning: the Poisson mean must be positive and finite, got %g", *param);
     return DPA_OK;
 }
 
@@ -129,14 +130,16 @@ static int tuning_compose(void *state, const dpa_options *opt, const dpa_event *
 {
     tuning_state *s = state;
     const dpa_event *inner;
-    int st = tuning_event(e, &inner, &s->mean, &s->geometric, err);
+    double param;
+    int st = tuning_event(e, &inner, &param, &s->geometric, err);
     if (st) return st;
     dpa_accountant *a = base_for(inner, opt, err);
     if (!a) return err ? err->status : DPA_EUNSUPPORTED;
     st = dpa_accountant_compose(a, inner, err);
     if (!st && s->geometric) st = pure_epsilon(inner, &s->pure_eps, err);
     if (st) { dpa_accountant_free(a); return st; }
-    if (s->geometric) { s->gamma = s->mean; s->mean = 0.0; }
+    if (s->geometric) s->gamma = param;
+    else s->mean = param;
     s->base = a;
     return DPA_OK;
 }
