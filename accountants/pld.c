@@ -31,7 +31,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define WORLDS 2
 #define DEFAULT_EPS_ERROR 1e-3
@@ -40,13 +39,15 @@
 #define TAIL_CUT 1e-12                 /* relative tilted mass trimmed per composition */
 #define PASS_DEADLINE 5.0              /* seconds after which no new refinement pass starts */
 #define FULL_TAIL_Z 14.0               /* single steps discretised to Phibar(14) ~ 1e-44 */
+#define FALLBACKS 2
+/* The work a query may spend on refinement passes, in composed grid points
+ * times convolutions (see pass_work): a count, not a clock, so that the
+ * answer does not depend on the machine or its load.  Measured on one core:
+ * 4e7 units took 3.7 s (q = 1e-3, T = 1e4), 2.6e8 took 4 s (T = 1e7), so
+ * this stops a query after some seconds where the transform limit has not
+ * stopped it first. */
+#define WORK_BUDGET 5e8
 
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct {
     pld_profile pair[WORLDS];
@@ -74,16 +75,25 @@ typedef struct {
                                          * mechanism need not attain */
     double tail_z;                      /* the query's cut of the normal tails
                                          * of the single steps (tail_cut_z) */
+    /* Second opinions (see with_fallbacks): the same events composed by
+     * accountants with closed forms, NULL once one refused an event. */
+    dpa_accountant *fallback[FALLBACKS];
 } pld_state;
+
+static const char *const fallback_names[FALLBACKS] = { "gaussian", "rdp" };
 
 static int pld_init(void *state, const dpa_options *opt, dpa_error *err)
 {
     pld_state *s = state;
-    (void)opt;
     s->worlds = 1;
     s->tail_z = FULL_TAIL_Z;
     s->fft = pld_fft_cache_new();
-    return s->fft ? DPA_OK : dpa_fail(err, DPA_ENOMEM, "pld: out of memory");
+    if (!s->fft) return dpa_fail(err, DPA_ENOMEM, "pld: out of memory");
+    dpa_options fo;
+    dpa_options_init(&fo);
+    fo.relation = opt->relation;
+    for (int i = 0; i < FALLBACKS; i++) s->fallback[i] = dpa_accountant_new(fallback_names[i], &fo, NULL);
+    return DPA_OK;
 }
 
 static void result_free(pld_result *r)
@@ -107,6 +117,7 @@ static void pld_destroy(void *state)
     forget_result(s);
     free(s->comp);
     pld_fft_cache_free(s->fft);
+    for (int i = 0; i < FALLBACKS; i++) dpa_accountant_free(s->fallback[i]);
 }
 
 /* ---- events ------------------------------------------------------------------ */
@@ -166,6 +177,12 @@ static int pld_compose(void *state, const dpa_options *opt, const dpa_event *e, 
         s->pair_lower = pair_lower;
     }
     else if (c.added) forget_result(s);
+    if (!st)
+        for (int i = 0; i < FALLBACKS; i++)
+            if (s->fallback[i] && dpa_accountant_compose(s->fallback[i], e, NULL) != DPA_OK) {
+                dpa_accountant_free(s->fallback[i]);   /* it cannot speak for the whole composition */
+                s->fallback[i] = NULL;
+            }
     return st;
 }
 
@@ -657,12 +674,90 @@ static double tail_cut_z(const pld_state *s, const query *q, double eps_error)
     return fmin(FULL_TAIL_Z, fmax(5.0, z));
 }
 
+/* The widest valid answer, which every path that finds nothing better
+ * leaves in place: eps in [0, +inf], delta in [0, 1]. */
+static void widest(const query *q, dpa_bound *out)
+{
+    memset(out, 0, sizeof *out);
+    out->estimate = out->upper = q->want_eps ? INFINITY : 1.0;
+    out->flags = q->want_eps ? DPA_UNBOUNDED : 0u;
+}
+
+/* Work of a refinement pass: the composed grids' points times the
+ * convolutions that built them (one per component and per squaring of a
+ * self-composition), the count the work budget is kept in. */
+static double pass_work(const pld_state *s, const pld_result *r)
+{
+    double convolutions = 0.0, points = 0.0;
+    for (size_t c = 0; c < s->n; c++) convolutions += 1.0 + 2.0 * ceil(log2((double)s->comp[c].times + 1.0));
+    for (int w = 0; w < r->worlds; w++)
+        for (int side = 0; side < 2; side++) points += (double)r->grid[w][side].n;
+    return points * convolutions;
+}
+
+/* The gaussian and rdp accountants' answers to the same query, where they
+ * could compose every event: an upper bound is an upper bound whoever
+ * certifies it, so the smaller upper is kept (the closed form of a
+ * Gaussian composition, where the grids cannot reach delta = 1e-300; RDP
+ * where no grid fits), and an exact lower bound (the Gaussian's) raises the
+ * lower.  Returns 1 when the bracket changed. */
+static int with_fallbacks(pld_state *s, const query *q, dpa_bound *out)
+{
+    int changed = 0;
+    for (int i = 0; i < FALLBACKS; i++) {
+        dpa_bound fb;
+        if (!s->fallback[i]) continue;
+        int st = q->want_eps ? dpa_accountant_epsilon(s->fallback[i], q->value, &fb, NULL)
+                             : dpa_accountant_delta(s->fallback[i], q->value, &fb, NULL);
+        if (st || (fb.flags & DPA_APPROXIMATE)) continue;
+        if (fb.upper < out->upper) {
+            out->upper = fb.upper;
+            out->flags &= ~(unsigned)DPA_UNBOUNDED;
+            changed = 1;
+        }
+        if (!(fb.flags & (DPA_NO_LOWER | DPA_PAIR_LOWER)) && fb.lower > out->lower && fb.lower <= out->upper) {
+            out->lower = fb.lower;
+            changed = 1;
+        }
+    }
+    if (changed) {
+        if (!(out->estimate >= out->lower)) out->estimate = out->lower;
+        if (!(out->estimate <= out->upper)) out->estimate = out->upper;
+    }
+    return changed;
+}
+
+static int run_query_grids(pld_state *s, const dpa_options *opt, const query *q, dpa_bound *out,
+                           dpa_error *err);
+
 static int run_query(pld_state *s, const dpa_options *opt, const query *q, dpa_bound *out,
                      dpa_error *err)
 {
     double eps_error = opt->tolerance > 0.0 ? opt->tolerance : DEFAULT_EPS_ERROR;
-    memset(out, 0, sizeof *out);
+    dpa_error grid_err = { 0, "" };
+    int st = run_query_grids(s, opt, q, out, &grid_err);
+    if (st && st != DPA_EACCURACY) return dpa_fail(err, st, "%s", grid_err.message);
+    /* delta never exceeds 1, whatever a grid's rounding says */
+    if (!q->want_eps) {
+        if (!(out->upper <= 1.0)) out->upper = 1.0;
+        if (out->estimate > 1.0) out->estimate = 1.0;
+        out->flags &= ~(unsigned)DPA_UNBOUNDED;
+    }
+    int changed = s->n > 0 && with_fallbacks(s, q, out);
+    if (changed && st == DPA_EACCURACY && accurate_enough(out->lower, out->upper, eps_error)) st = DPA_OK;
+    if (!st) return DPA_OK;
+    if (!changed) return dpa_fail(err, st, "%s", grid_err.message);
+    return dpa_fail(err, st, "pld: bracket [%.6g, %.6g] (the grids' narrowed by the closed-form accountants) is "
+                    "wider than eps_error %g allows", out->lower, out->upper, eps_error);
+}
+
+static int run_query_grids(pld_state *s, const dpa_options *opt, const query *q, dpa_bound *out,
+                           dpa_error *err)
+{
+    double eps_error = opt->tolerance > 0.0 ? opt->tolerance : DEFAULT_EPS_ERROR;
+    widest(q, out);
     if (s->n == 0) {                       /* nothing composed: eps = 0, delta = 0 */
+        memset(out, 0, sizeof *out);
         out->flags = DPA_EXACT;
         return DPA_OK;
     }
@@ -679,7 +774,8 @@ static int run_query(pld_state *s, const dpa_options *opt, const query *q, dpa_b
         double hc = coarse_step(s);
         step_grids sg;
         int st = step_grids_build(s, hc, 1, &sg);
-        if (st) return dpa_fail(err, st, "pld: cannot discretise the mechanisms (%s)", dpa_strerror(st));
+        if (st == DPA_ENOMEM) return dpa_fail(err, st, "pld: out of memory");
+        if (st) return dpa_fail(err, DPA_EACCURACY, "pld: cannot discretise the mechanisms (%s)", dpa_strerror(st));
         h = starting_step(s, &sg, q, eps_error, hc, theta);
         step_grids_free(&sg);
         if (s->have_result) h = s->result.h;
@@ -688,11 +784,14 @@ static int run_query(pld_state *s, const dpa_options *opt, const query *q, dpa_b
     double prev_width = INFINITY;
     int coarsenings = 0, weak = 0;   /* weak: passes in a row that narrowed by < 30% */
     double best_lower = 0.0, best_upper = INFINITY;
-    /* No new pass starts PASS_DEADLINE seconds into the query: a bound on
-     * the time a query takes (the answer stays valid, only its width
-     * depends on where the refinement stopped). */
-    double started = seconds_now();
-    for (int it = 0; it < MAX_REFINEMENTS && (it == 0 || seconds_now() - started < PASS_DEADLINE); it++) {
+    /* No new pass starts when its predicted work (the last pass's, scaled
+     * by the step: the grids grow as 1/h) would exceed WORK_BUDGET: a bound
+     * on the time a query takes that is a count, so the answer is the same
+     * on any machine (only the bracket's width depends on where the
+     * refinement stopped; it stays valid). */
+    double spent = 0.0, last_work = 0.0, last_h = 0.0;
+    for (int it = 0; it < MAX_REFINEMENTS; it++) {
+        if (last_work > 0.0 && spent + last_work * (last_h / h) > WORK_BUDGET) break;
         if (!steps_fit(s, h)) {
             if (!have_best && coarsenings < 3) { coarsenings++; h *= 4.0; continue; }
             last_st = DPA_EACCURACY;
@@ -714,6 +813,9 @@ static int run_query(pld_state *s, const dpa_options *opt, const query *q, dpa_b
             continue;
         }
         if (st) { last_st = st; break; }   /* the transform would exceed the limit */
+        last_work = pass_work(s, &r);
+        last_h = h;
+        spent += last_work;
         forget_result(s);
         s->result = r;
         s->have_result = 1;
@@ -740,12 +842,13 @@ static int run_query(pld_state *s, const dpa_options *opt, const query *q, dpa_b
         double factor = isfinite(width) && width > 0.0 ? sqrt(0.8 * target / width) : 0.25;
         h *= fmin(0.7, fmax(0.25, factor));
     }
-    out->lower = best_lower;
-    out->upper = best_upper;
-    out->estimate = 0.5 * (best_lower + best_upper);
-    if (!isfinite(out->upper)) out->flags |= DPA_UNBOUNDED;
+    if (have_best) {
+        out->lower = best_lower;
+        out->upper = best_upper;
+        out->estimate = isfinite(best_upper) ? 0.5 * (best_lower + best_upper) : best_lower;
+        out->flags = isfinite(out->upper) ? 0u : (unsigned)DPA_UNBOUNDED;
+    }   /* else: the widest answer set above */
     if (s->pair_lower) out->flags |= DPA_PAIR_LOWER;
-    if (!have_best) out->lower = 0.0;
     return dpa_fail(err, DPA_EACCURACY,
                     "pld: bracket [%.6g, %.6g] is wider than eps_error %g allows within %zu FFT points%s",
                     best_lower, best_upper, eps_error, MAX_FFT,
@@ -754,7 +857,7 @@ done:
     out->lower = lower;
     out->upper = upper;
     out->estimate = isfinite(upper) ? 0.5 * (lower + upper) : lower;
-    if (!isfinite(upper)) out->flags |= DPA_UNBOUNDED;
+    out->flags = isfinite(upper) ? 0u : (unsigned)DPA_UNBOUNDED;
     if (s->pair_lower) out->flags |= DPA_PAIR_LOWER;
     return DPA_OK;
 }

@@ -360,8 +360,10 @@ static int rdp_epsilon(void *state, const dpa_options *opt, double delta, dpa_bo
     }
     /* the conversion's own arithmetic: a few ulps of its largest term */
     double slack = 16.0 * DBL_EPSILON * (fabs(best) + fabs(log_delta));
-    out->estimate = fmax(0.0, best);
-    out->upper = fmax(0.0, best + slack);
+    /* the conversion may go below 0 at a huge order; "x < 0 ? 0 : x" would
+     * keep a NaN for the dispatcher to refuse */
+    out->estimate = best < 0.0 ? 0.0 : best;
+    out->upper = best + slack < 0.0 ? 0.0 : best + slack;
     finish(s, best_i, best_cks, out);
     return DPA_OK;
 }

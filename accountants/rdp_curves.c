@@ -16,6 +16,12 @@
  * errors of a few ulps of lgamma(alpha + 1) <= 6e3, i.e. ~1e-12. */
 #define RDP_PAD 1e-11
 
+/* The largest integer order whose binomial sum (alpha terms) is evaluated
+ * term by term: a few milliseconds.  Beyond it a subsampled curve is
+ * bounded by the unsampled Gaussian's, valid at every order and close to
+ * the subsampled value there. */
+#define RDP_MAX_EXACT_ORDER 65536.0
+
 static double pad_up(double eps)
 {
     return eps > 0.0 ? eps * (1.0 + RDP_PAD) + DBL_TRUE_MIN : eps;
@@ -64,13 +70,28 @@ static double chord(double alpha, double f_lo, double f_hi)
  * A - 1 is 1e-20 (tiny q, huge sigma), where log(A) itself would be lost. */
 static double log_excess_integer(double q, double sigma, double alpha)
 {
-    const double log_q = log(q), log_1mq = log1p(-q), inv2s2 = 0.5 / (sigma * sigma);
-    const int n = (int)alpha;
+    /* Above RDP_MAX_EXACT_ORDER the sum is not evaluated term by term (it has
+     * alpha terms): +inf says "unknown", and the caller's minimum with the
+     * unsampled Gaussian's alpha / (2 sigma^2), valid at every order, is
+     * what is used there. */
+    if (!(alpha <= RDP_MAX_EXACT_ORDER)) return INFINITY;
+    const double log_q = log(q), log_1mq = log1p(-q), inv2s2 = 0.5 / sigma / sigma;
     /* streaming log-sum-exp: the sum is kept as e^top * scaled */
     double top = -INFINITY, scaled = 0.0, log_c = log(alpha);   /* log C(alpha, 1) */
-    for (int k = 2; k <= n; k++) {
-        log_c += log((alpha - k + 1.0) / k);                      /* log C(alpha, k) */
-        double t = log_c + (alpha - k) * log_1mq + k * log_q + log_expm1((double)k * (k - 1) * inv2s2);
+    /* Rounding is tracked, not guessed: err_c bounds the error that the
+     * running log C(alpha, k) has accumulated (it grows with alpha), err_max
+     * that of the largest term's logarithm; both are added to the result,
+     * an absolute error in log(A - 1) and so a relative one in A - 1. */
+    double err_c = DBL_EPSILON * fabs(log_c), err_max = 0.0;
+    for (double k = 2.0; k <= alpha; k += 1.0) {
+        double lr = log((alpha - k + 1.0) / k);
+        log_c += lr;                                              /* log C(alpha, k) */
+        err_c += DBL_EPSILON * (fabs(log_c) + 2.0 * fabs(lr) + 2.0);
+        double x = k * (k - 1.0) * inv2s2;
+        double a = (alpha - k) * log_1mq, b = k * log_q, c = log_expm1(x);
+        double t = log_c + a + b + c;
+        if (t == INFINITY) return INFINITY;   /* 1/sigma^2 overflows: no finite bound at this order */
+        err_max = fmax(err_max, err_c + 4.0 * DBL_EPSILON * (fabs(log_c) + fabs(a) + fabs(b) + fabs(c) + x + 1.0));
         if (t > top) {
             scaled = scaled * exp(top - t) + 1.0;
             top = t;
@@ -78,7 +99,8 @@ static double log_excess_integer(double q, double sigma, double alpha)
             scaled += exp(t - top);
         }
     }
-    return top + log(scaled);
+    /* the streaming sum: one rounding and one exp per term */
+    return top + log(scaled) + err_max + 4.0 * DBL_EPSILON * (alpha + fabs(top));
 }
 
 /* log(g(x)) with g(x) = (1+x)^alpha - 1 - alpha x >= 0 for x > -1, alpha > 1. */
@@ -160,8 +182,10 @@ static double log_excess_fractional(double q, double sigma, double alpha)
     c.shift = fmax(c.shift, sgm_log_integrand(0.0, &c));
     if (!isfinite(c.shift)) return NAN;
     double h = fmin(0.56 * sigma, 0.75);
-    long n = (long)ceil((hi - lo) / h);
-    if (n > MAX_TRAPEZOID_POINTS) return NAN;     /* the caller interpolates instead */
+    /* compared as a double: for tiny sigma the count overflows any integer */
+    double points = ceil((hi - lo) / h);
+    if (!(points <= MAX_TRAPEZOID_POINTS)) return NAN;     /* the caller interpolates instead */
+    long n = (long)points;
     h = (hi - lo) / n;
     double coarse = 0.0, fine = 0.0;
     for (long i = 0; i <= 2 * n; i++) {
@@ -210,12 +234,13 @@ double rdp_poisson_gaussian(double q, double sigma, double alpha)
  *           + sum_{j=3}^alpha 2 gamma^j C(alpha,j) e^{(j-1) eps(j)}. */
 static double swor_integer(double gamma, double sigma, double n)
 {
-    const double e2 = 1.0 / (sigma * sigma), log_gamma = log(gamma);
+    if (!(n <= RDP_MAX_EXACT_ORDER)) return INFINITY;   /* as in log_excess_integer */
+    const double e2 = 1.0 / sigma / sigma, log_gamma = log(gamma);
     double acc = 2.0 * log_gamma + log_binomial(n, 2.0) +
                  fmin(log(4.0) + log_expm1(e2), M_LN2 + e2);
-    for (int j = 3; j <= (int)n; j++) {
+    for (double j = 3.0; j <= n; j += 1.0) {
         double t = M_LN2 + j * log_gamma + log_binomial(n, j) +
-                   (j - 1.0) * j / (2.0 * sigma * sigma);
+                   (j - 1.0) * j * 0.5 / sigma / sigma;
         acc = dpa_log_add_exp(acc, t);
     }
     return eps_from_excess(acc, n);

@@ -187,9 +187,19 @@ static void gaussian_lower(const zcdp_state *s, double rho, int want_eps, double
 static int zcdp_epsilon(void *state, const dpa_options *opt, double delta, dpa_bound *out,
                         dpa_error *err)
 {
-    (void)opt; (void)err;
+    (void)opt;
     zcdp_state *s = state;
     struct conv c = { dpa_sum_value(&s->rho), dpa_sum_value(&s->xi), log(delta), 0.0 };
+    if (isnan(c.rho) || isnan(c.xi))
+        return dpa_fail(err, DPA_EACCURACY, "zcdp: internal error: rho or xi is NaN");
+    if (c.rho == INFINITY || c.xi == INFINITY) {
+        /* 1/sigma^2 (or a sum of rho) overflowed: no finite eps is known */
+        out->lower = 0.0;
+        out->estimate = out->upper = INFINITY;
+        out->order = 0.0;
+        out->flags = DPA_UNBOUNDED | DPA_NO_LOWER;
+        return DPA_OK;
+    }
     double classic = c.xi + c.rho + 2.0 * sqrt(c.rho * -c.log_delta);
     double t = minimise(cks_epsilon, &c), cks = cks_epsilon(t, &c);
     out->order = 0.0;
@@ -205,8 +215,11 @@ static int zcdp_epsilon(void *state, const dpa_options *opt, double delta, dpa_b
         out->order = 1.0 + sqrt(-c.log_delta / c.rho);
         out->flags = DPA_CONV_CLASSIC;
     }
-    out->upper = fmax(0.0, out->upper * (1.0 + ROUND_PAD) + DBL_MIN);
-    out->estimate = fmax(0.0, out->estimate);
+    /* "x < 0 ? 0 : x" keeps a NaN (which the dispatcher refuses), where
+     * fmax(0, NaN) would report 0 */
+    out->upper = out->upper * (1.0 + ROUND_PAD) + DBL_MIN;
+    if (out->upper < 0.0) out->upper = 0.0;
+    if (out->estimate < 0.0) out->estimate = 0.0;
     gaussian_lower(s, c.rho, 1, delta, out);
     return DPA_OK;
 }
@@ -214,9 +227,18 @@ static int zcdp_epsilon(void *state, const dpa_options *opt, double delta, dpa_b
 static int zcdp_delta(void *state, const dpa_options *opt, double epsilon, dpa_bound *out,
                       dpa_error *err)
 {
-    (void)opt; (void)err;
+    (void)opt;
     zcdp_state *s = state;
     struct conv c = { dpa_sum_value(&s->rho), dpa_sum_value(&s->xi), 0.0, epsilon };
+    if (isnan(c.rho) || isnan(c.xi))
+        return dpa_fail(err, DPA_EACCURACY, "zcdp: internal error: rho or xi is NaN");
+    if (c.rho == INFINITY || c.xi == INFINITY) {
+        out->lower = 0.0;
+        out->estimate = out->upper = 1.0;
+        out->order = 0.0;
+        out->flags = DPA_UNBOUNDED | DPA_NO_LOWER;
+        return DPA_OK;
+    }
     /* classic: delta = exp(-(eps - rho - xi)^2 / (4 rho)) for eps >= rho + xi */
     double gap = epsilon - c.rho - c.xi;
     double log_classic = gap <= 0.0 ? 0.0 : (c.rho > 0.0 ? -gap * gap / (4.0 * c.rho) : -INFINITY);

@@ -54,7 +54,7 @@ static int evaluate(struct search *s, double param, double *eps, int *meets, dpa
          * certified upper bound (pld: DPA_EACCURACY with its best bracket);
          * only that upper bound decides whether the target is met, so a
          * loose one can only make the answer more conservative. */
-        if (st == DPA_EACCURACY && !isnan(b.upper)) {
+        if (st == DPA_EACCURACY && b.upper > 0.0 && b.upper >= b.lower) {
             st = DPA_OK;
             if (err) *err = (dpa_error){ 0 };
         }
@@ -67,6 +67,9 @@ static int evaluate(struct search *s, double param, double *eps, int *meets, dpa
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "calibrate: the %s accountant gives only an approximation here, "
                         "which cannot certify a target", s->method);
+    if (isnan(b.upper) || b.upper < b.lower)
+        return dpa_fail(err, DPA_EACCURACY, "calibrate: the %s accountant returned no valid bound at %g", s->method,
+                        param);
     *eps = b.upper;
     *meets = b.upper <= s->target;
     return DPA_OK;

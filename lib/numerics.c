@@ -186,6 +186,14 @@ void dpa_gsl_quiet(void)
 void dpa_sum_add(dpa_sum *s, double x)
 {
     double t = s->sum + x;
+    if (!isfinite(t)) {
+        /* An infinite (or NaN) total has no rounding error to track, and the
+         * compensation below would turn inf - inf into NaN, which a caller's
+         * fmax(0, .) could then turn into a bound of 0. */
+        s->sum = t;
+        s->compensation = 0.0;
+        return;
+    }
     if (fabs(s->sum) >= fabs(x)) s->compensation += (s->sum - t) + x;
     else s->compensation += (x - t) + s->sum;
     s->sum = t;
