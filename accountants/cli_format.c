@@ -41,22 +41,41 @@ static void format_directed(double x, int direction, char *buf, size_t size)
     snprintf(buf, size, "%.17g", x);
 }
 
-const char *fmt_upper(double x, char *buf)
-{
-    format_directed(x, 1, buf, NUMBER_SIZE);
-    return buf;
-}
-
-const char *fmt_lower(double x, char *buf)
-{
-    format_directed(x, -1, buf, NUMBER_SIZE);
-    return buf;
-}
-
 const char *fmt_plain(double x, char *buf)
 {
     format_directed(x, 0, buf, NUMBER_SIZE);
     return buf;
+}
+
+/* ---- the one rule for printed bounds ---------------------------------------- */
+
+const char *format_absent(value_style style)
+{
+    return style == STYLE_TEXT ? "-" : style == STYLE_CSV ? "" : "null";
+}
+
+int format_value(double x, value_role role, value_style style, char *buf)
+{
+    if (isnan(x)) {
+        snprintf(buf, NUMBER_SIZE, "%s", format_absent(style));
+        return -1;
+    }
+    char num[NUMBER_SIZE - 2];   /* room for JSON's quotes */
+    format_directed(x, role == ROLE_UPPER ? 1 : role == ROLE_LOWER ? -1 : 0, num, sizeof num);
+    if (style == STYLE_JSON && isinf(x)) snprintf(buf, NUMBER_SIZE, "\"%s\"", num);
+    else snprintf(buf, NUMBER_SIZE, "%s", num);
+    return 0;
+}
+
+int format_bound(const dpa_bound *b, value_style style, bound_text *out)
+{
+    int bad = format_value(b->upper, ROLE_UPPER, style, out->upper);
+    bad |= format_value(b->estimate, ROLE_PLAIN, style, out->estimate);
+    if (b->flags & DPA_NO_LOWER) snprintf(out->lower, NUMBER_SIZE, "%s", format_absent(style));
+    else bad |= format_value(b->lower, ROLE_LOWER, style, out->lower);
+    if (b->order == 0.0) snprintf(out->order, NUMBER_SIZE, "%s", format_absent(style));
+    else bad |= format_value(b->order, ROLE_PLAIN, style, out->order);
+    return bad ? -1 : 0;
 }
 
 /* ---- JSON and CSV helpers ------------------------------------------------- */
@@ -73,17 +92,6 @@ void json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* A JSON value for a formatted number: JSON has no infinity and no NaN, so
- * infinity is the string "inf" (which float() in most languages accepts)
- * and NaN (no value) is null. */
-void json_number(FILE *out, const char *formatted)
-{
-    if (strcmp(formatted, "nan") == 0) fputs("null", out);
-    else if (strcmp(formatted, "inf") == 0 || strcmp(formatted, "-inf") == 0)
-        json_string(out, formatted);
-    else fputs(formatted, out);
-}
-
 /* One CSV field, quoted as RFC 4180 requires when it holds a separator,
  * a quote or a line break. */
 void csv_field(FILE *out, const char *s)
@@ -96,13 +104,6 @@ void csv_field(FILE *out, const char *s)
     }
     fputc('"', out);
 }
-
-/* A CSV field for a formatted number: no value is an empty field. */
-const char *csv_number(const char *formatted)
-{
-    return strcmp(formatted, "nan") == 0 ? "" : formatted;
-}
-
 
 const char *relation_name(dpa_relation r)
 {

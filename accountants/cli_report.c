@@ -111,16 +111,24 @@ static void join_flags(unsigned flags, const char *sep, char *buf, size_t size)
     }
 }
 
-/* The lower bound as text, "-" when the method has none. */
-static const char *lower_text(const result *r, char *buf)
+/* A row's bound through the one rule (format_bound); a row without a value
+ * (unsupported, failed) prints as absent.  -1 when a NaN reached it. */
+static int row_text(const result *r, value_style style, bound_text *t)
 {
-    if (!has_value(r) || (r->bound.flags & DPA_NO_LOWER)) return "-";
-    return fmt_lower(r->bound.lower, buf);
+    if (has_value(r)) return format_bound(&r->bound, style, t);
+    const char *absent = format_absent(style);
+    snprintf(t->upper, NUMBER_SIZE, "%s", absent);
+    snprintf(t->lower, NUMBER_SIZE, "%s", absent);
+    snprintf(t->estimate, NUMBER_SIZE, "%s", absent);
+    snprintf(t->order, NUMBER_SIZE, "%s", absent);
+    return 0;
 }
 
-static void print_json_result(FILE *out, const result *r, const query_spec *qs)
+static int print_json_result(FILE *out, const result *r, const query_spec *qs)
 {
     char num[NUMBER_SIZE], words[MAX_FLAG_WORDS][96];
+    bound_text t;
+    if (row_text(r, STYLE_JSON, &t)) return -1;
     const char *q = reported_name(qs);
     int ok = has_value(r);
     fputs("    {\"method\": ", out);
@@ -128,14 +136,8 @@ static void print_json_result(FILE *out, const result *r, const query_spec *qs)
     fprintf(out, ", \"supported\": %s, \"reason\": ", r->supported ? "true" : "false");
     if (r->reason[0]) json_string(out, r->reason);
     else fputs("null", out);
-    fprintf(out, ", \"%s_upper\": ", q);
-    json_number(out, ok ? fmt_upper(r->bound.upper, num) : "nan");
-    fprintf(out, ", \"%s_lower\": ", q);
-    json_number(out, ok && !(r->bound.flags & DPA_NO_LOWER) ? fmt_lower(r->bound.lower, num) : "nan");
-    fputs(", \"estimate\": ", out);
-    json_number(out, ok ? fmt_plain(r->bound.estimate, num) : "nan");
-    fputs(", \"order\": ", out);
-    json_number(out, ok && r->bound.order != 0.0 ? fmt_plain(r->bound.order, num) : "nan");
+    fprintf(out, ", \"%s_upper\": %s, \"%s_lower\": %s, \"estimate\": %s, \"order\": %s", q, t.upper, q, t.lower,
+            t.estimate, t.order);
     fputs(", \"flags\": [", out);
     size_t n = ok ? flag_words(r->bound.flags, words) : 0;
     for (size_t i = 0; i < n; i++) {
@@ -143,49 +145,57 @@ static void print_json_result(FILE *out, const result *r, const query_spec *qs)
         json_string(out, words[i]);
     }
     fprintf(out, "], \"approximate\": %s, \"time_ms\": ", is_approximate(r) ? "true" : "false");
-    json_number(out, r->supported ? fmt_plain(r->time_ms, num) : "nan");
+    if (!r->supported || format_value(r->time_ms, ROLE_PLAIN, STYLE_JSON, num)) fputs("null", out);
+    else fputs(num, out);
     fputs("}", out);
+    return 0;
 }
 
-static void print_json(FILE *out, const char *mech, dpa_relation relation, const query_spec *qs,
-                       const result *rows, size_t n)
+static int print_json(FILE *out, const char *mech, dpa_relation relation, const query_spec *qs,
+                      const result *rows, size_t n)
 {
     char num[NUMBER_SIZE];
+    bound_text t;
+    for (size_t i = 0; i < n; i++)
+        if (row_text(&rows[i], STYLE_JSON, &t)) return -1;   /* before anything is printed */
+    if (format_value(qs->at, ROLE_PLAIN, STYLE_JSON, num)) return -1;
     fputs("{\n  \"mechanism\": ", out);
     json_string(out, mech);
     fputs(",\n  \"relation\": ", out);
     json_string(out, relation_name(relation));
-    fprintf(out, ",\n  \"%s\": %s,\n  \"results\": [\n", given_name(qs), fmt_plain(qs->at, num));
+    fprintf(out, ",\n  \"%s\": %s,\n  \"results\": [\n", given_name(qs), num);
     for (size_t i = 0; i < n; i++) {
         print_json_result(out, &rows[i], qs);
         fputs(i + 1 < n ? ",\n" : "\n", out);
     }
     fputs("  ]\n}\n", out);
+    return 0;
 }
 
-static void print_csv(FILE *out, const query_spec *qs, const result *rows, size_t n)
+static int print_csv(FILE *out, const query_spec *qs, const result *rows, size_t n)
 {
     const char *q = reported_name(qs);
-    char at[NUMBER_SIZE], up[NUMBER_SIZE], lo[NUMBER_SIZE], est[NUMBER_SIZE], ord[NUMBER_SIZE],
-        ms[NUMBER_SIZE], flags[512];
+    char at[NUMBER_SIZE], ms[NUMBER_SIZE], flags[512];
+    bound_text t;
+    for (size_t i = 0; i < n; i++)
+        if (row_text(&rows[i], STYLE_CSV, &t)) return -1;
+    if (format_value(qs->at, ROLE_PLAIN, STYLE_CSV, at)) return -1;
     fprintf(out, "method,supported,reason,%s,%s_upper,%s_lower,estimate,order,flags,approximate,time_ms\n",
             given_name(qs), q, q);
-    fmt_plain(qs->at, at);
     for (size_t i = 0; i < n; i++) {
         const result *r = &rows[i];
         int ok = has_value(r);
+        row_text(r, STYLE_CSV, &t);
         csv_field(out, r->method);
         fprintf(out, ",%s,", r->supported ? "true" : "false");
         csv_field(out, r->reason);
-        fprintf(out, ",%s,%s,%s,%s,%s,", at, ok ? fmt_upper(r->bound.upper, up) : "",
-                ok && !(r->bound.flags & DPA_NO_LOWER) ? fmt_lower(r->bound.lower, lo) : "",
-                ok ? fmt_plain(r->bound.estimate, est) : "",
-                ok && r->bound.order != 0.0 ? csv_number(fmt_plain(r->bound.order, ord)) : "");
+        fprintf(out, ",%s,%s,%s,%s,%s,", at, t.upper, t.lower, t.estimate, t.order);
         join_flags(ok ? r->bound.flags : 0, "; ", flags, sizeof flags);
         csv_field(out, flags);
-        fprintf(out, ",%s,%s\n", is_approximate(r) ? "true" : "false",
-                r->supported ? fmt_plain(r->time_ms, ms) : "");
+        if (!r->supported || format_value(r->time_ms, ROLE_PLAIN, STYLE_CSV, ms)) ms[0] = '\0';
+        fprintf(out, ",%s,%s\n", is_approximate(r) ? "true" : "false", ms);
     }
+    return 0;
 }
 
 static const char approximate_note[] =
@@ -193,32 +203,36 @@ static const char approximate_note[] =
     "report the upper bound of a method that is not approximate";
 
 /* One result as "key value" lines: the shape of `epsilon` and `delta`. */
-static void print_single_table(FILE *out, const char *mech, dpa_relation relation,
-                               const query_spec *qs, const result *r)
+static int print_single_table(FILE *out, const char *mech, dpa_relation relation,
+                              const query_spec *qs, const result *r)
 {
     char num[NUMBER_SIZE], flags[512];
+    bound_text t;
+    if (row_text(r, STYLE_TEXT, &t) || format_value(qs->at, ROLE_PLAIN, STYLE_TEXT, num)) return -1;
     fprintf(out, "%-10s %s\n", "mechanism", mech);
     fprintf(out, "%-10s %s\n", "relation", relation_name(relation));
-    fprintf(out, "%-10s %s\n", given_name(qs), fmt_plain(qs->at, num));
+    fprintf(out, "%-10s %s\n", given_name(qs), num);
     fprintf(out, "%-10s %s\n", "method", r->method);
-    fprintf(out, "%-10s %s\n", "upper", fmt_upper(r->bound.upper, num));
-    fprintf(out, "%-10s %s\n", "lower", lower_text(r, num));
-    fprintf(out, "%-10s %s\n", "estimate", fmt_plain(r->bound.estimate, num));
+    fprintf(out, "%-10s %s\n", "upper", t.upper);
+    fprintf(out, "%-10s %s\n", "lower", t.lower);
+    fprintf(out, "%-10s %s\n", "estimate", t.estimate);
     join_flags(r->bound.flags, ", ", flags, sizeof flags);
     fprintf(out, "%-10s %s\n", "flags", flags[0] ? flags : "-");
-    if (r->bound.order != 0.0) fprintf(out, "%-10s %s\n", "order", fmt_plain(r->bound.order, num));
+    if (r->bound.order != 0.0) fprintf(out, "%-10s %s\n", "order", t.order);
     if (is_approximate(r)) fprintf(out, "%s\n", approximate_note);
+    return 0;
 }
 
 /* The cells of one comparison row. */
 #define COMPARE_COLUMNS 5
 static void compare_cells(const result *r, char cells[COMPARE_COLUMNS][DPA_ERROR_MESSAGE_SIZE + 16])
 {
-    char num[NUMBER_SIZE];
     const size_t size = DPA_ERROR_MESSAGE_SIZE + 16;
+    bound_text t;
+    row_text(r, STYLE_TEXT, &t);   /* checked for NaN by the caller */
     snprintf(cells[0], size, "%s", r->method);
-    snprintf(cells[1], size, "%s", has_value(r) ? fmt_upper(r->bound.upper, num) : "-");
-    snprintf(cells[2], size, "%s", lower_text(r, num));
+    snprintf(cells[1], size, "%s", t.upper);
+    snprintf(cells[2], size, "%s", t.lower);
     if (r->supported) snprintf(cells[3], size, "%.3f", r->time_ms);
     else snprintf(cells[3], size, "-");
     if (!r->supported) snprintf(cells[4], size, "unsupported: %s", r->reason);
@@ -231,11 +245,15 @@ static void compare_cells(const result *r, char cells[COMPARE_COLUMNS][DPA_ERROR
 
 /* The comparison as an aligned table; the notes column comes last because
  * its reasons are long sentences that would push the numbers apart. */
-static void print_compare_table(FILE *out, const char *mech, dpa_relation relation,
-                                const query_spec *qs, const result *rows, size_t n)
+static int print_compare_table(FILE *out, const char *mech, dpa_relation relation,
+                               const query_spec *qs, const result *rows, size_t n)
 {
     char cells[COMPARE_COLUMNS][DPA_ERROR_MESSAGE_SIZE + 16], num[NUMBER_SIZE];
     char head[COMPARE_COLUMNS][32];
+    bound_text t;
+    for (size_t i = 0; i < n; i++)
+        if (row_text(&rows[i], STYLE_TEXT, &t)) return -1;
+    if (format_value(qs->at, ROLE_PLAIN, STYLE_TEXT, num)) return -1;
     int width[COMPARE_COLUMNS];
     snprintf(head[0], sizeof head[0], "method");
     snprintf(head[1], sizeof head[1], "%s upper", reported_name(qs));
@@ -249,7 +267,7 @@ static void print_compare_table(FILE *out, const char *mech, dpa_relation relati
             if ((int)strlen(cells[j]) > width[j]) width[j] = (int)strlen(cells[j]);
     }
     fprintf(out, "mechanism: %s, %s neighbours, %s = %s\n", mech, relation_name(relation),
-            given_name(qs), fmt_plain(qs->at, num));
+            given_name(qs), num);
     fprintf(out, "%-*s  %*s  %*s  %*s  %s\n", width[0], head[0], width[1], head[1], width[2],
             head[2], width[3], head[3], head[4]);
     int approximate = 0;
@@ -261,17 +279,18 @@ static void print_compare_table(FILE *out, const char *mech, dpa_relation relati
     }
     fprintf(out, "upper is the certified bound to report; lower shows how tight it is.\n");
     if (approximate) fprintf(out, "%s\n", approximate_note);
+    return 0;
 }
 
-void print_results(out_format format, dpa_relation relation, const char *mech,
-                   const query_spec *qs, const result *rows, size_t n, int single)
+int print_results(out_format format, dpa_relation relation, const char *mech,
+                  const query_spec *qs, const result *rows, size_t n, int single)
 {
     switch (format) {
-    case FORMAT_JSON: print_json(stdout, mech, relation, qs, rows, n); break;
-    case FORMAT_CSV: print_csv(stdout, qs, rows, n); break;
+    case FORMAT_JSON: return print_json(stdout, mech, relation, qs, rows, n);
+    case FORMAT_CSV: return print_csv(stdout, qs, rows, n);
     case FORMAT_TABLE:
-        if (single) print_single_table(stdout, mech, relation, qs, rows);
-        else print_compare_table(stdout, mech, relation, qs, rows, n);
-        break;
+        if (single) return print_single_table(stdout, mech, relation, qs, rows);
+        return print_compare_table(stdout, mech, relation, qs, rows, n);
     }
+    return 0;
 }

@@ -42,8 +42,10 @@ void run_accountant(const char *method, const dpa_options *opt, const dpa_event 
 int has_value(const result *r);
 int is_approximate(const result *r);
 
-/* Print n results (single: one accountant's bound; else the compare table). */
-void print_results(out_format format, dpa_relation relation, const char *mech,
-                   const query_spec *qs, const result *rows, size_t n, int single);
+/* Print n results (single: one accountant's bound; else the compare table).
+ * Returns -1, having printed nothing, when a bound holds a NaN (the caller
+ * reports NAN_OUTPUT_MESSAGE and exits 1). */
+int print_results(out_format format, dpa_relation relation, const char *mech,
+                  const query_spec *qs, const result *rows, size_t n, int single);
 
 #endif

@@ -42,6 +42,19 @@ static int library_error(const dpa_error *err)
     return EXIT_LIBRARY;
 }
 
+/* A NaN reached the output (format_value refused it): an internal error,
+ * never a printed value. */
+static int nan_output(void)
+{
+    print_error_line(NAN_OUTPUT_MESSAGE);
+    return EXIT_LIBRARY;
+}
+
+static value_style style_of(out_format f)
+{
+    return f == FORMAT_JSON ? STYLE_JSON : f == FORMAT_CSV ? STYLE_CSV : STYLE_TEXT;
+}
+
 /* Fill a public error struct for failures detected in the CLI itself
  * (the library's own helper is private). */
 static void set_error(dpa_error *err, int status, const char *fmt, ...)
@@ -167,7 +180,7 @@ static int run_single(const cli *c, const mechanism *m, const query_spec *qs)
         print_error_line(r.reason);
         return EXIT_LIBRARY;
     }
-    print_results(c->format, c->relation, mech, qs, &r, 1, 1);
+    if (print_results(c->format, c->relation, mech, qs, &r, 1, 1)) return nan_output();
     return EXIT_OK;
 }
 
@@ -287,7 +300,10 @@ static int compare_methods(const cli *c, const mechanism *m, const char *const *
     char mech[DESCRIPTION_SIZE];
     describe_mechanism(c, e, mech, sizeof mech);
     dpa_event_free(e);
-    print_results(c->format, c->relation, mech, &qs, rows, n_rows, 0);
+    if (print_results(c->format, c->relation, mech, &qs, rows, n_rows, 0)) {
+        free(rows);
+        return nan_output();
+    }
     if (m->noisy_cgd && c->format == FORMAT_TABLE)
         printf("composition: the same noisy steps with every iterate released (%" PRIu64
                " Gaussian steps per example).\n", m->steps);
@@ -345,7 +361,7 @@ static int cmd_shuffle_gaussian(const cli *c, const mechanism *m)
     rows[1].bound = (dpa_bound){ 0.0, g.plain_epsilon, g.plain_epsilon, 0.0, DPA_NO_LOWER };
     char mech[DESCRIPTION_SIZE];
     snprintf(mech, sizeof mech, "shuffled gaussian(sigma=%g, n=%" PRIu64 ")", m->sigma, m->users);
-    print_results(c->format, c->relation, mech, &qs, rows, 2, 0);
+    if (print_results(c->format, c->relation, mech, &qs, rows, 2, 0)) return nan_output();
     if (c->format == FORMAT_TABLE)
         printf("used: %s (epsilon %.6g), the smaller certified bound.\n",
                g.amplified ? "shuffled" : "plain", g.epsilon);
@@ -392,25 +408,33 @@ static dpa_event *mechanism_family(double param, void *ctx, dpa_error *err)
     return build_event(&m, err);
 }
 
-static void print_calibration(const cli *c, const char *method, const char *mech,
-                              const dpa_calibration *cal)
+static int print_calibration(const cli *c, const char *method, const char *mech,
+                             const dpa_calibration *cal)
 {
     const int steps = c->solve == SOLVE_STEPS, lambda = c->solve == SOLVE_STRONG_CONVEXITY;
+    const value_style style = style_of(c->format);
     char value[NUMBER_SIZE], fails[NUMBER_SIZE], eps_v[NUMBER_SIZE], eps_f[NUMBER_SIZE],
         tol[NUMBER_SIZE], target[NUMBER_SIZE], delta[NUMBER_SIZE];
-    /* The printed noise is rounded up and the failing noise down: with
-     * epsilon decreasing in the noise, the printed value still meets the
-     * target and the printed failing value still fails. */
+    /* Through the one rule (format_value): the printed noise is rounded up
+     * and the failing noise down: with epsilon decreasing in the noise, the
+     * printed value still meets the target and the printed failing value
+     * still fails.  No failing value (the whole range meets) is absent. */
+    int bad = 0;
     if (steps) snprintf(value, sizeof value, "%" PRIu64, (uint64_t)cal->value);
-    else fmt_upper(cal->value, value);
-    if (isnan(cal->fails)) snprintf(fails, sizeof fails, "nan");
-    else if (steps) snprintf(fails, sizeof fails, "%" PRIu64, (uint64_t)cal->fails);
-    else fmt_lower(cal->fails, fails);
-    fmt_upper(cal->epsilon_at_value, eps_v);
-    fmt_upper(cal->epsilon_at_fails, eps_f);
-    fmt_plain(steps ? 1.0 : cal->rel_tol, tol);
-    fmt_plain(c->epsilon, target);
-    fmt_plain(c->delta, delta);
+    else bad |= format_value(cal->value, ROLE_UPPER, style, value);
+    if (isnan(cal->fails)) {
+        snprintf(fails, sizeof fails, "%s", format_absent(style));
+        snprintf(eps_f, sizeof eps_f, "%s", format_absent(style));
+    } else {
+        if (steps) snprintf(fails, sizeof fails, "%" PRIu64, (uint64_t)cal->fails);
+        else bad |= format_value(cal->fails, ROLE_LOWER, style, fails);
+        bad |= format_value(cal->epsilon_at_fails, ROLE_UPPER, style, eps_f);
+    }
+    bad |= format_value(cal->epsilon_at_value, ROLE_UPPER, style, eps_v);
+    bad |= format_value(steps ? 1.0 : cal->rel_tol, ROLE_PLAIN, style, tol);
+    bad |= format_value(c->epsilon, ROLE_PLAIN, style, target);
+    bad |= format_value(c->delta, ROLE_PLAIN, style, delta);
+    if (bad) return -1;
     const char *what = steps ? "steps" : lambda ? "strong-convexity" : "sigma";
     const char *tol_kind = steps ? "absolute" : "relative";
 
@@ -420,12 +444,8 @@ static void print_calibration(const cli *c, const char *method, const char *mech
         printf(",\n  \"relation\": \"%s\",\n  \"method\": ", relation_name(c->relation));
         json_string(stdout, method);
         printf(",\n  \"solve\": \"%s\",\n  \"target_epsilon\": %s,\n  \"delta\": %s,\n"
-               "  \"value\": %s,\n  \"fails\": ", what, target, delta, value);
-        json_number(stdout, fails);
-        fputs(",\n  \"epsilon_at_value\": ", stdout);
-        json_number(stdout, eps_v);
-        fputs(",\n  \"epsilon_at_fails\": ", stdout);
-        json_number(stdout, eps_f);
+               "  \"value\": %s,\n  \"fails\": %s", what, target, delta, value, fails);
+        printf(",\n  \"epsilon_at_value\": %s,\n  \"epsilon_at_fails\": %s", eps_v, eps_f);
         printf(",\n  \"evaluations\": %u,\n  \"tolerance\": %s,\n  \"tolerance_type\": \"%s\"\n}\n",
                cal->evaluations, tol, tol_kind);
     } else if (c->format == FORMAT_CSV) {
@@ -433,7 +453,7 @@ static void print_calibration(const cli *c, const char *method, const char *mech
                "epsilon_at_fails,evaluations,tolerance,tolerance_type\n");
         csv_field(stdout, method);
         printf(",%s,%s,%s,%s,%s,%s,%s,%s,%u,%s,%s\n", what, relation_name(c->relation), target,
-               delta, value, csv_number(fails), eps_v, csv_number(eps_f), cal->evaluations, tol,
+               delta, value, fails, eps_v, eps_f, cal->evaluations, tol,
                tol_kind);
     } else {
         printf("%-17s %s\n", "mechanism", mech);
@@ -450,6 +470,7 @@ static void print_calibration(const cli *c, const char *method, const char *mech
         if (steps) printf("%-17s 1 step\n", "tolerance");
         else printf("%-17s %s (relative width of the final bracket)\n", "tolerance", tol);
     }
+    return 0;
 }
 
 static int cmd_calibrate(const cli *c, const mechanism *m)
@@ -500,7 +521,7 @@ static int cmd_calibrate(const cli *c, const mechanism *m)
     char mech[DESCRIPTION_SIZE];
     dpa_event_describe(found, mech, sizeof mech);
     dpa_event_free(found);
-    print_calibration(c, method, mech, &cal);
+    if (print_calibration(c, method, mech, &cal)) return nan_output();
     return EXIT_OK;
 }
 
@@ -530,27 +551,38 @@ static int cmd_rdp_curve(const cli *c, const mechanism *m)
         return library_error(&err);
     }
     char o[NUMBER_SIZE], v[NUMBER_SIZE];
+    const value_style style = style_of(c->format);
+    for (size_t i = 0; i < n; i++)
+        if (format_value(orders[i], ROLE_PLAIN, style, o) || format_value(eps[i], ROLE_UPPER, style, v)) {
+            free(orders);
+            free(eps);
+            return nan_output();
+        }
     if (c->format == FORMAT_JSON) {
         printf("{\n  \"mechanism\": ");
         json_string(stdout, mech);
         printf(",\n  \"relation\": \"%s\",\n  \"curve\": [", relation_name(c->relation));
         for (size_t i = 0; i < n; i++) {
-            printf("%s\n    {\"order\": ", i ? "," : "");
-            json_number(stdout, fmt_plain(orders[i], o));
-            printf(", \"epsilon\": ");
-            json_number(stdout, fmt_upper(eps[i], v));
-            printf("}");
+            format_value(orders[i], ROLE_PLAIN, style, o);
+            format_value(eps[i], ROLE_UPPER, style, v);
+            printf("%s\n    {\"order\": %s, \"epsilon\": %s}", i ? "," : "", o, v);
         }
         printf("\n  ]\n}\n");
     } else if (c->format == FORMAT_CSV) {
         printf("order,epsilon\n");
-        for (size_t i = 0; i < n; i++)
-            printf("%s,%s\n", csv_number(fmt_plain(orders[i], o)), csv_number(fmt_upper(eps[i], v)));
+        for (size_t i = 0; i < n; i++) {
+            format_value(orders[i], ROLE_PLAIN, style, o);
+            format_value(eps[i], ROLE_UPPER, style, v);
+            printf("%s,%s\n", o, v);
+        }
     } else {
         printf("mechanism: %s, %s neighbours\n%-10s  %s\n", mech, relation_name(c->relation), "order",
                "epsilon(order), upper bound");
-        for (size_t i = 0; i < n; i++)
-            printf("%-10s  %s\n", fmt_plain(orders[i], o), fmt_upper(eps[i], v));
+        for (size_t i = 0; i < n; i++) {
+            format_value(orders[i], ROLE_PLAIN, style, o);
+            format_value(eps[i], ROLE_UPPER, style, v);
+            printf("%-10s  %s\n", o, v);
+        }
     }
     free(orders);
     free(eps);
@@ -602,26 +634,25 @@ static int cmd_profile(const cli *c, const mechanism *m)
             dpa_accountant_free(a);
             return library_error(&err);
         }
-        char x[NUMBER_SIZE], lo[NUMBER_SIZE], up[NUMBER_SIZE], notes[256];
+        char x[NUMBER_SIZE], notes[256];
+        bound_text t;
         size_t used = dpa_bound_describe(b.flags, notes, sizeof notes);
         if (st == DPA_EACCURACY && used + 40 < sizeof notes)
             snprintf(notes + used, sizeof notes - used, "%saccuracy not reached", used ? ", " : "");
         if (!notes[0]) snprintf(notes, sizeof notes, "-");
-        fmt_plain(eps, x);
-        fmt_lower(b.lower, lo);
-        fmt_upper(b.upper, up);
+        if (format_value(eps, ROLE_PLAIN, style_of(c->format), x) || format_bound(&b, style_of(c->format), &t)) {
+            if (c->format == FORMAT_JSON) printf("\n  ]\n}\n");
+            dpa_accountant_free(a);
+            return nan_output();
+        }
+        const char *lo = t.lower, *up = t.upper;
         if (c->format == FORMAT_JSON) {
-            printf("%s\n    {\"epsilon\": ", i ? "," : "");
-            json_number(stdout, x);
-            printf(", \"delta_lower\": ");
-            json_number(stdout, lo);
-            printf(", \"delta_upper\": ");
-            json_number(stdout, up);
-            printf(", \"notes\": ");
+            printf("%s\n    {\"epsilon\": %s, \"delta_lower\": %s, \"delta_upper\": %s, \"notes\": ", i ? "," : "",
+                   x, lo, up);
             json_string(stdout, notes);
             printf("}");
         } else if (c->format == FORMAT_CSV) {
-            printf("%s,%s,%s,", csv_number(x), csv_number(lo), csv_number(up));
+            printf("%s,%s,%s,", x, lo, up);
             csv_field(stdout, notes);
             printf("\n");
         } else {

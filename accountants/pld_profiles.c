@@ -398,7 +398,9 @@ int pld_profile_of_event(const dpa_event *leaf, dpa_relation relation, pld_profi
     st = dpa_event_inverse_variance(inner, &inv_var, &bad);
     if (st == DPA_OK) {
         if (!(inv_var > 0.0) || !isfinite(inv_var))
-            return dpa_fail(err, DPA_EINVAL, "pld: Gaussian noise with 1/sigma^2 = %g", inv_var);
+            return dpa_fail(err, DPA_EINVAL,
+                            "pld: Gaussian noise with 1/sigma^2 = %g (a noise multiplier this small has no finite "
+                            "bound; the gaussian and rdp accountants report eps = inf)", inv_var);
         double sigma = 1.0 / sqrt(inv_var);
         if (q == 1.0) {
             pairs[0] = pairs[1] = (pld_profile){ .pair = PLD_GAUSSIAN, .sigma = sigma, .q = 1.0 };

@@ -118,12 +118,28 @@ static void mark_hidden_state(const dpa_accountant *a, dpa_bound *out)
     if (!(out->flags & DPA_NO_LOWER)) out->flags |= DPA_PAIR_LOWER;
 }
 
-/* A result must never be NaN and never be ordered wrongly. */
-static int check_bound(const dpa_accountant *a, const dpa_bound *b, dpa_error *err)
+/* The last line of defence, for every accountant and every answer it
+ * gives (also a DPA_EACCURACY bracket): a bound is never NaN, never
+ * negative, never ordered wrongly, and a delta never exceeds 1.  A delta
+ * upper above 1 is lowered to 1 (every mechanism is (eps, 1)-DP); anything
+ * else inconsistent is a bug, reported as DPA_EINTERNAL with the widest
+ * valid answer in its place, never as a number. */
+static int check_bound(const dpa_accountant *a, int want_eps, dpa_bound *b, dpa_error *err)
 {
-    if (isnan(b->lower) || isnan(b->upper) || isnan(b->estimate) || b->lower > b->upper)
-        return dpa_fail(err, DPA_EACCURACY, "%s: internal error: inconsistent bound [%g, %g]",
-                        a->ops->name, b->lower, b->upper);
+    if (!want_eps && b->upper > 1.0) {
+        b->upper = 1.0;
+        if (b->estimate > 1.0) b->estimate = 1.0;
+    }
+    if (isnan(b->lower) || isnan(b->upper) || isnan(b->estimate) || b->lower > b->upper || b->lower < 0.0 ||
+        (!want_eps && b->lower > 1.0)) {
+        double lower = b->lower, upper = b->upper;
+        b->lower = 0.0;
+        b->estimate = b->upper = want_eps ? INFINITY : 1.0;
+        b->order = 0.0;
+        b->flags = want_eps ? DPA_UNBOUNDED | DPA_NO_LOWER : DPA_NO_LOWER;
+        return dpa_fail(err, DPA_EINTERNAL, "%s: internal error: inconsistent %s bound [%g, %g]", a->ops->name,
+                        want_eps ? "epsilon" : "delta", lower, upper);
+    }
     return DPA_OK;
 }
 
@@ -184,7 +200,10 @@ int dpa_accountant_epsilon(dpa_accountant *a, double delta, dpa_bound *out, dpa_
         inner = (delta - total) * (1.0 - 2.0 * DBL_EPSILON);   /* rounded down: eps decreases in delta */
     }
     st = a->ops->epsilon(a->state, &a->opt, inner, out, err);
-    if (!st) st = check_bound(a, out, err);
+    if (!st || st == DPA_EACCURACY) {
+        int cst = check_bound(a, 1, out, err);
+        if (cst) st = cst;
+    }
     if (!st || st == DPA_EACCURACY) {
         mark_hidden_state(a, out);
         if (a->num_failures) drop_lower(out);
@@ -196,8 +215,13 @@ int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_
 {
     if (!a || !out) return dpa_fail(err, DPA_EINVAL, "delta: accountant or output is NULL");
     int st = dpa_check_epsilon(epsilon, err);
-    if (!st) st = a->ops->delta(a->state, &a->opt, epsilon, out, err);
-    if (!st) st = check_bound(a, out, err);
+    if (!st) {
+        st = a->ops->delta(a->state, &a->opt, epsilon, out, err);
+        if (!st || st == DPA_EACCURACY) {
+            int cst = check_bound(a, 0, out, err);
+            if (cst) st = cst;
+        }
+    }
     if (!st || st == DPA_EACCURACY) {
         mark_hidden_state(a, out);
         if (a->num_failures) {

@@ -37,7 +37,9 @@ enum {
     DPA_EUNSUPPORTED = -3, /* the accountant cannot account for this event */
     DPA_EACCURACY = -4,    /* requested accuracy not reachable within limits */
     DPA_ENOTFOUND = -5,    /* unknown accountant name */
-    DPA_ENOBRACKET = -6    /* a search interval does not contain a solution */
+    DPA_ENOBRACKET = -6,   /* a search interval does not contain a solution */
+    DPA_EINTERNAL = -7     /* a result failed its consistency check (NaN, lower > upper):
+                            * a bug; the bound returned is the widest valid one */
 };
 
 #define DPA_ERROR_MESSAGE_SIZE 256

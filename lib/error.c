@@ -17,6 +17,7 @@ const char *dpa_strerror(int status)
     case DPA_EACCURACY: return "the requested accuracy cannot be reached within the configured limits";
     case DPA_ENOTFOUND: return "no accountant of that name";
     case DPA_ENOBRACKET: return "the search interval does not contain a solution";
+    case DPA_EINTERNAL: return "internal error: a result failed its consistency check";
     default: return "unknown status code";
     }
 }

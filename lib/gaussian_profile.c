@@ -95,10 +95,13 @@ double dpa_gdp_delta_relerr(double mu, double epsilon)
     return 1e-11 + 8.0 * DBL_EPSILON * scale * (a < -2.0 ? 2.0 - a : 400.0);
 }
 
+/* mu = +inf is allowed: the mu of a noise multiplier so small that 1/sigma^2
+ * overflows, whose two outputs are told apart with certainty (delta(eps) =
+ * 1 for every eps, no finite eps at any delta < 1). */
 static int check_mu(double mu, dpa_error *err)
 {
-    if (!(mu >= 0.0 && isfinite(mu)))
-        return dpa_fail(err, DPA_EINVAL, "mu must be finite and >= 0, got %g", mu);
+    if (!(mu >= 0.0))
+        return dpa_fail(err, DPA_EINVAL, "mu must be >= 0, got %g", mu);
     return DPA_OK;
 }
 
@@ -110,6 +113,12 @@ int dpa_gdp_delta(double mu, double epsilon, dpa_bound *out, dpa_error *err)
     int st = check_mu(mu, err);
     if (!st) st = dpa_check_epsilon(epsilon, err);
     if (st) return st;
+    if (mu == INFINITY) {
+        out->lower = out->estimate = out->upper = 1.0;
+        out->order = 0.0;
+        out->flags = DPA_EXACT;
+        return DPA_OK;
+    }
     double ld = dpa_gdp_log_delta(mu, epsilon);
     double ld_hi = dpa_gdp_log_delta(mu * (1.0 + INPUT_PAD), epsilon);
     double ld_lo = dpa_gdp_log_delta(mu * (1.0 - INPUT_PAD), epsilon);

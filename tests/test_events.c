@@ -200,7 +200,7 @@ END_TEST
 START_TEST(status_strings_and_flag_words)
 {
     const int codes[] = { DPA_OK, DPA_EINVAL, DPA_ENOMEM, DPA_EUNSUPPORTED, DPA_EACCURACY,
-                          DPA_ENOTFOUND, DPA_ENOBRACKET };
+                          DPA_ENOTFOUND, DPA_ENOBRACKET, DPA_EINTERNAL };
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         ck_assert_ptr_nonnull(dpa_strerror(codes[i]));
         ck_assert_str_ne(dpa_strerror(codes[i]), "unknown status code");

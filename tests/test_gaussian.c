@@ -264,7 +264,13 @@ START_TEST(closed_forms_reject_bad_arguments)
     ck_assert_int_eq(dpa_gdp_epsilon(-1.0, 1e-5, &b, &err), DPA_EINVAL);
     ck_assert_int_eq(dpa_gdp_epsilon(NAN, 1e-5, &b, &err), DPA_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "mu"));
-    ck_assert_int_eq(dpa_gdp_epsilon(INFINITY, 1e-5, &b, &err), DPA_EINVAL);
+    /* mu = +inf (1/sigma^2 overflowed): told apart with certainty, so no
+     * finite eps at any delta < 1 and delta(eps) = 1 -- never a number below */
+    ck_assert_int_eq(dpa_gdp_epsilon(INFINITY, 1e-5, &b, &err), DPA_OK);
+    ck_assert(isinf(b.upper) && b.upper > 0.0);
+    ck_assert_int_eq(dpa_gdp_delta(INFINITY, 1e3, &b, &err), DPA_OK);
+    ck_assert_double_eq(b.upper, 1.0);
+    ck_assert_double_eq(b.lower, 1.0);
     /* mu = 0 is perfectly private */
     ck_assert_int_eq(dpa_gdp_epsilon(0.0, 1e-5, &b, &err), DPA_OK);
     ck_assert_double_eq(b.upper, 0.0);
