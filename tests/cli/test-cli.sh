@@ -704,5 +704,59 @@ for acc in rdp zcdp gaussian; do
 done
 expect_ok "profile queries the printed epsilon" '^0\.3 ' profile --sigma 1 --eps-max 0.9 --points 4
 
+# ---- issue 17: the extremes that once printed a bound of 0 ------------------
+# References (mpmath, 50 digits, from closed forms independent of the code):
+#  - one Poisson-sampled Gaussian step, the remove pair P = (1-q) N(0, s^2) +
+#    q N(1, s^2) against Q = N(0, s^2): its loss is increasing in x, so
+#    delta(eps) = P[x > x*] - e^eps Q[x > x*] with x* = s^2 log((e^eps - 1 + q)/q)
+#    + 1/2.  The output of T steps contains the first step's, so one step's
+#    eps(delta) and delta(eps) bound T steps' from below:
+#      q = 0.5, s = 0.5:     eps(1e-5) = 8.9814567462432401676,
+#                            delta(1)  = 0.21049559428487342691;
+#      q = 0.004, s = 1e-9:  eps(1e-5) = 5.0000000280703370e17.
+#  - the Gaussian, mu = 1: eps(1e-300) = 37.448847912139104941.
+#  - q = 0.01, s = 1e-12, 100 steps: the record is sampled at least once with
+#    probability 1 - 0.99^100 = 0.63396765872677049507, and then its loss
+#    exceeds 1e20, so delta(eps) >= 0.6339676 for eps <= 10.
+expect_ok "rdp: an order of 9999999999 gives a bound" '^upper' epsilon --sigma 0.5 --sampling-rate 0.5 \
+    --steps 1000 --delta 1e-5 --accountant rdp --orders 2,4,8,16,32,9999999999
+check "rdp with order 9999999999: upper >= one step's eps 8.98145674624" "v1 >= v2" "$(field upper)" 8.98145674624
+expect_ok "rdp: order 2147483648 alone gives a bound" '^upper' epsilon --sigma 0.5 --sampling-rate 0.5 \
+    --steps 1000 --delta 1e-5 --accountant rdp --orders 2147483648
+check "rdp with order 2^31: upper >= one step's eps 8.98145674624" "v1 >= v2" "$(field upper)" 8.98145674624
+expect_ok "rdp: delta with an order of 1e20 gives a bound" '^upper' delta --sigma 0.5 --sampling-rate 0.5 \
+    --steps 1000 --epsilon 1 --accountant rdp --orders 2,1e20
+check "rdp with order 1e20: delta upper >= one step's 0.210495594284" "v1 >= v2 && v1 <= 1" "$(field upper)" \
+    0.210495594284
+expect_ok "rdp: sigma 1e-9 sampled (once a signed overflow)" '^upper' epsilon --sigma 1e-9 \
+    --sampling-rate 0.004 --delta 1e-5 --accountant rdp
+check "rdp sigma 1e-9: upper >= one step's eps 5.0000000280703370e17" "v1 >= v2" "$(field upper)" \
+    5.0000000280703370e17
+expect_ok "zcdp: sigma 1e-160 (1/sigma^2 overflows) is not private" '^upper +inf$' epsilon --sigma 1e-160 \
+    --delta 1e-5 --accountant zcdp
+for acc in gaussian gdp rdp zcdp; do
+    expect_ok "$acc: sigma 1e-156 gives eps = inf" '^upper +inf$' epsilon --sigma 1e-156 --delta 1e-5 --accountant $acc
+    expect_ok "$acc: sigma 1e-156 gives delta = 1" '^upper +1$' delta --sigma 1e-156 --epsilon 3 --accountant $acc
+done
+expect_error "pld: sigma 1e-156 is a clear error" 1 "1/sigma^2" epsilon --sigma 1e-156 --delta 1e-5 --accountant pld
+expect_ok "rdp-curve at sigma 1e-160 prints inf, never nan" '^1\.25 +inf$' rdp-curve --sigma 1e-160
+if grep -qi nan "$TMP/out"; then fail "rdp-curve at sigma 1e-160 has no nan" "$(grep -i nan "$TMP/out" | head -n 1)"
+else pass "rdp-curve at sigma 1e-160 has no nan"; fi
+expect_ok "pld profile at sigma 1e-12 answers" '^10,' profile --sigma 1e-12 --sampling-rate 0.01 --steps 100 \
+    --accountant pld --points 3 --format csv
+if awk -F, 'NR > 1 { if (!($3 >= 0.633967658 && $3 <= 1 && $2 <= $3)) bad = 1 } END { exit bad }' "$TMP/out"; then
+    pass "pld profile at sigma 1e-12: every delta upper in [0.6339677, 1]"
+else fail "pld profile at sigma 1e-12: every delta upper in [0.6339677, 1]" "$(sed -n 2p "$TMP/out")"; fi
+expect_ok "pld: sigma 1 at delta 1e-300 is finite" '^upper' epsilon --sigma 1 --delta 1e-300 --accountant pld
+check "pld eps(1e-300) brackets 37.4488479121" "v1 >= 37.4488479121 && v2 <= 37.4488479122 && v1 - v2 < 1e-6" \
+    "$(field upper)" "$(field lower)"
+for acc in pld rdp gdp zcdp gaussian; do
+    expect_ok "$acc: profile delta upper never exceeds 1" '^0\.5,' profile --sigma 0.05 --eps-max 0.5 --points 2 \
+        --accountant $acc --format csv
+    if awk -F, 'NR > 1 && ($3 > 1 || $3 == "inf") { bad = 1 } END { exit bad }' "$TMP/out"; then
+        pass "$acc: profile delta <= 1"
+    else fail "$acc: profile delta <= 1" "$(sed -n 2p "$TMP/out")"; fi
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
