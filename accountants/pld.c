@@ -40,13 +40,14 @@
 #define PASS_DEADLINE 5.0              /* seconds after which no new refinement pass starts */
 #define FULL_TAIL_Z 14.0               /* single steps discretised to Phibar(14) ~ 1e-44 */
 #define FALLBACKS 2
-/* The work a query may spend on refinement passes, in composed grid points
- * times convolutions (see pass_work): a count, not a clock, so that the
- * answer does not depend on the machine or its load.  Measured on one core:
- * 4e7 units took 3.7 s (q = 1e-3, T = 1e4), 2.6e8 took 4 s (T = 1e7), so
- * this stops a query after some seconds where the transform limit has not
- * stopped it first. */
-#define WORK_BUDGET 5e8
+/* The work a query may spend on refinement passes, in transformed points
+ * (n log2 n per convolution, pld_fft_cache_work): a count, not a clock, so
+ * that the answer does not depend on the machine or its load.  About 1e8
+ * units a second on one core of the development machine; a pass is not
+ * started when the work so far plus its prediction would exceed 1e9, which
+ * keeps every query the 5 s pass deadline used to stop (docs/pld-design.md)
+ * within the same passes. */
+#define WORK_BUDGET 1e9
 
 
 typedef struct {
@@ -683,18 +684,6 @@ static void widest(const query *q, dpa_bound *out)
     out->flags = q->want_eps ? DPA_UNBOUNDED : 0u;
 }
 
-/* Work of a refinement pass: the composed grids' points times the
- * convolutions that built them (one per component and per squaring of a
- * self-composition), the count the work budget is kept in. */
-static double pass_work(const pld_state *s, const pld_result *r)
-{
-    double convolutions = 0.0, points = 0.0;
-    for (size_t c = 0; c < s->n; c++) convolutions += 1.0 + 2.0 * ceil(log2((double)s->comp[c].times + 1.0));
-    for (int w = 0; w < r->worlds; w++)
-        for (int side = 0; side < 2; side++) points += (double)r->grid[w][side].n;
-    return points * convolutions;
-}
-
 /* The gaussian and rdp accountants' answers to the same query, where they
  * could compose every event: an upper bound is an upper bound whoever
  * certifies it, so the smaller upper is kept (the closed form of a
@@ -799,7 +788,11 @@ static int run_query_grids(pld_state *s, const dpa_options *opt, const query *q,
         }
         h = snap_step(s, h);
         pld_result r;
+        double work_before = pld_fft_cache_work(s->fft);
         int st = build_result(s, h, theta, &r);
+        last_work = pld_fft_cache_work(s->fft) - work_before;
+        last_h = h;
+        spent += last_work;
         if (st == DPA_EACCURACY && h > 1e-6 && !all_steps_discretise(s, h)) {
             h *= 0.5;                      /* the lower construction needs a finer grid */
             continue;
@@ -813,9 +806,6 @@ static int run_query_grids(pld_state *s, const dpa_options *opt, const query *q,
             continue;
         }
         if (st) { last_st = st; break; }   /* the transform would exceed the limit */
-        last_work = pass_work(s, &r);
-        last_h = h;
-        spent += last_work;
         forget_result(s);
         s->result = r;
         s->have_result = 1;

@@ -383,7 +383,13 @@ typedef struct {
 struct pld_fft_cache {
     fftw_plan r2c[FFT_SIZES], c2r[FFT_SIZES];
     fft_work work[2];
+    double transformed;   /* sum of n log2 n over the convolutions prepared */
 };
+
+double pld_fft_cache_work(const pld_fft_cache *c)
+{
+    return c ? c->transformed : 0.0;
+}
 
 pld_fft_cache *pld_fft_cache_new(void)
 {
@@ -435,6 +441,7 @@ static int fft_prepare(pld_fft_cache *c, size_t n, int operands, fftw_plan *r2c,
     int k = 0;
     while (k < FFT_SIZES && ((size_t)1 << k) < n) k++;
     if (k == FFT_SIZES || ((size_t)1 << k) != n) return DPA_EACCURACY;
+    c->transformed += (double)n * (double)(k > 0 ? k : 1);
     pthread_mutex_lock(&planner_lock);
     int st = DPA_OK;
     for (int i = 0; i < operands && !st; i++) st = fft_work_reserve(&c->work[i], n);

@@ -112,6 +112,10 @@ void pld_grid_trim(pld_grid *g, pld_side side, double tail_cut);
 typedef struct pld_fft_cache pld_fft_cache;
 pld_fft_cache *pld_fft_cache_new(void);     /* NULL when out of memory */
 void pld_fft_cache_free(pld_fft_cache *c);  /* NULL is a no-op */
+/* The work done through the cache so far: the sum of n log2 n over the
+ * convolutions it prepared, a count proportional to their time on any
+ * machine (pld.c's work budget is kept in it). */
+double pld_fft_cache_work(const pld_fft_cache *c);
 
 /* out = a composed with b (convolution by FFTW, same h and theta), the
  * FFT's rounding bounded in `pad`, tails whose tilted mass is below
