@@ -15,6 +15,11 @@
  *            steps, &err);
  *        if (!e) fprintf(stderr, "%s\n", err.message);
  *    A wrapper given a NULL child returns NULL and keeps the child's error.
+ *  - A NULL pointer where an object or an output is required is DPA_EINVAL
+ *    (NULL for constructors) with a message naming the argument; it never
+ *    crashes.  Functions that return a value rather than a status say what
+ *    they return for NULL (a sentinel such as NaN, 0, "" or NULL); those
+ *    that return void do nothing with NULL.  `err` itself may always be NULL.
  *  - "noise multiplier" is always sigma / sensitivity, the sensitivity being
  *    measured under the accountant's neighbouring relation.
  *  - The library keeps no global mutable state, never prints and never exits.
@@ -79,7 +84,8 @@ typedef struct dpa_bound {
 } dpa_bound;
 
 /* Describe the flags of a bound in words, e.g. "approximate (not a
- * guarantee)"; writes at most `size` bytes, returns the number needed. */
+ * guarantee)"; writes at most `size` bytes, returns the number needed.
+ * buf may be NULL (nothing is written, as for size 0). */
 size_t dpa_bound_describe(unsigned flags, char *buf, size_t size);
 
 /* ---- events ------------------------------------------------------------ */
@@ -270,12 +276,14 @@ typedef struct dpa_accountant dpa_accountant;
 
 /* Names of the registered accountants, NULL-terminated (static storage). */
 const char *const *dpa_accountant_names(void);
-/* One-line description of an accountant, NULL if the name is unknown. */
+/* One-line description of an accountant, NULL if the name is unknown or NULL. */
 const char *dpa_accountant_summary(const char *method);
 
-/* opt may be NULL for the defaults. */
+/* opt may be NULL for the defaults.  A NULL method is DPA_EINVAL, an
+ * unknown one DPA_ENOTFOUND. */
 dpa_accountant *dpa_accountant_new(const char *method, const dpa_options *opt,
                                    dpa_error *err);
+/* The method's name (static storage); NULL for a NULL a. */
 const char *dpa_accountant_name(const dpa_accountant *a);
 /* DPA_OK if the accountant can compose `e`; otherwise DPA_EUNSUPPORTED (or
  * DPA_EINVAL) with the reason in err.  Does not change the accountant. */
@@ -292,7 +300,8 @@ int dpa_accountant_state(const dpa_accountant *a, double *value, const char **wh
                          dpa_error *err);
 /* The RDP curve of an accountant that keeps one (rdp): copies up to `cap`
  * orders and eps(order) values (ascending orders; eps may be +inf) and sets
- * *n to the curve's length.  DPA_EUNSUPPORTED for other accountants. */
+ * *n to the curve's length.  DPA_EUNSUPPORTED for other accountants.  The
+ * arrays may be NULL when cap is 0 (to ask for the length). */
 int dpa_accountant_rdp_curve(const dpa_accountant *a, double *orders, double *eps, size_t cap,
                              size_t *n, dpa_error *err);
 /* The composed privacy loss distribution behind the last query of a pld
@@ -316,6 +325,7 @@ typedef struct dpa_pld_view {
 } dpa_pld_view;
 int dpa_accountant_pld(const dpa_accountant *a, int world, int upper, dpa_pld_view *out,
                        dpa_error *err);
+/* NULL is a no-op. */
 void dpa_accountant_free(dpa_accountant *a);
 
 /* ---- closed forms ------------------------------------------------------ */
@@ -355,7 +365,8 @@ int dpa_gsm_max_samples(double M_or_eta, uint64_t n, double epsilon, double delt
  * it in reports.  Up to DPA_MAX_FAILURES per accountant. */
 #define DPA_MAX_FAILURES 16
 int dpa_accountant_add_failure(dpa_accountant *a, double delta, const char *what, dpa_error *err);
-/* The number of failure terms, and term i's delta and name. */
+/* The number of failure terms (0 for a NULL a), and term i's delta and
+ * name (DPA_EINVAL for a NULL a or i out of range; either output may be NULL). */
 size_t dpa_accountant_num_failures(const dpa_accountant *a);
 int dpa_accountant_failure(const dpa_accountant *a, size_t i, double *delta, const char **what);
 
@@ -375,13 +386,15 @@ typedef struct dpa_filter dpa_filter;
 /* budget: eps (basic), rho (zcdp) or mu (gdp), > 0; budget_delta: the basic
  * filter's delta in [0, 1), 0 for the others. */
 dpa_filter *dpa_filter_new(dpa_filter_kind kind, double budget, double budget_delta, dpa_error *err);
+/* NULL is a no-op. */
 void dpa_filter_free(dpa_filter *f);
 /* *admitted = 1 (and the step charged) when it fits, else 0; cost is eps_t,
  * rho_t or mu_t (>= 0), cost_delta the basic filter's delta_t (0 otherwise).
  * DPA_EINVAL for a bad cost (nothing charged). */
 int dpa_filter_try(dpa_filter *f, double cost, double cost_delta, int *admitted, dpa_error *err);
 /* Spent so far, rounded up: sum eps_t / sum rho_t / sqrt(sum mu_t^2), the
- * basic filter's sum delta_t, and the steps admitted (any may be NULL). */
+ * basic filter's sum delta_t, and the steps admitted (any may be NULL);
+ * DPA_EINVAL for a NULL f. */
 int dpa_filter_spent(const dpa_filter *f, double *spent, double *spent_delta, uint64_t *admitted);
 /* The guarantee of the whole run as eps at delta: the basic budget (delta at
  * least its delta budget), the zCDP conversion of rho, or the GDP profile. */
@@ -412,7 +425,8 @@ typedef struct dpa_calibration {
     unsigned evaluations; /* accountant runs */
 } dpa_calibration;
 
-/* Fill a calibration spec with defaults for the direction. */
+/* Fill a calibration spec with defaults for the direction; NULL is a no-op.
+ * (dpa_calibrate_search refuses a direction that is neither value.) */
 void dpa_calibration_init(dpa_calibration *c, dpa_search direction);
 
 /* General search: on success c->value meets the target (certified upper
