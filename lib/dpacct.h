@@ -112,8 +112,20 @@ typedef enum dpa_event_kind {
     DPA_EVENT_REPEATED_SELECTED,
     DPA_EVENT_TRUNCATED_LAPLACE,
     DPA_EVENT_GSM_FROBENIUS,
-    DPA_EVENT_GSM_SPECTRAL
+    DPA_EVENT_GSM_SPECTRAL,
+    DPA_EVENT_INVALID = -1 /* not a kind: dpa_event_get_kind(NULL) */
 } dpa_event_kind;
+
+/* The deepest nesting of wrappers an event may have: a leaf has depth 0 and
+ * a wrapper one more than its deepest child.  A wrapper that would exceed it
+ * is refused (DPA_EINVAL, and it frees its children as always), so every
+ * walk over an event -- describe, copy, free and the accountants' own,
+ * which recurse once per level -- stays far inside a default 8 MB stack
+ * (measured at this depth: under 384 KB for the deepest, rdp's, and under
+ * 1 MB with ASan; tests/test_api.c runs them all on a 2 MB thread).  Width
+ * is not limited: a composed event may hold millions of children.  Real
+ * events nest a handful of levels. */
+#define DPA_MAX_EVENT_DEPTH 1000
 
 /* Leaves. */
 dpa_event *dpa_event_gaussian(double noise_multiplier, dpa_error *err);
@@ -224,8 +236,15 @@ dpa_event *dpa_event_sampled_without_replacement(uint64_t n, uint64_t m,
                                                  dpa_event *inner, dpa_error *err);
 dpa_event *dpa_event_sampled_with_replacement(uint64_t n, uint64_t m,
                                               dpa_event *inner, dpa_error *err);
+/* count >= 1.  Counts of nested self-compositions multiply (in floating
+ * point, rounded up: they may exceed 2^64); an event whose leaves would be
+ * repeated more than DPA_MAX_REPETITIONS times in all is refused
+ * (DPA_EINVAL), so no accountant meets an infinite count. */
+#define DPA_MAX_REPETITIONS 1e300
 dpa_event *dpa_event_self_composed(dpa_event *inner, uint64_t count, dpa_error *err);
-/* Takes ownership of the n events (and frees them if it fails). */
+/* Takes ownership of the n events (and frees them if it fails).  events
+ * must not be NULL, n must be >= 1, and no event may appear twice in the
+ * list (compose it with self_composed instead): DPA_EINVAL otherwise. */
 dpa_event *dpa_event_composed(dpa_event *const *events, size_t n, dpa_error *err);
 /* Private tuning (Papernot & Steinke 2022): run `inner` a random number of
  * times and release the best.  distribution: DPA_REPEAT_POISSON (parameter
@@ -237,21 +256,30 @@ enum { DPA_REPEAT_POISSON = 0, DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL = 1, DPA_R
 dpa_event *dpa_event_repeated_selected(dpa_event *inner, int distribution,
                                        double param1, double param2, dpa_error *err);
 
+/* Frees e and all its children; NULL is a no-op. */
 void dpa_event_free(dpa_event *e);
+/* A deep copy; NULL (DPA_EINVAL) for a NULL e. */
 dpa_event *dpa_event_copy(const dpa_event *e, dpa_error *err);
 
-/* Read access, for accountants and tools. */
-dpa_event_kind dpa_event_get_kind(const dpa_event *e);
+/* Read access, for accountants and tools.  A NULL e is not an error here:
+ * it reads as DPA_EVENT_INVALID, NaN, 0 or NULL as stated. */
+dpa_event_kind dpa_event_get_kind(const dpa_event *e);   /* DPA_EVENT_INVALID for NULL */
 /* Numeric parameter i of a leaf or wrapper (see the table in event.c),
- * NaN if the event has no such parameter. */
+ * NaN if the event has no such parameter or e is NULL. */
 double dpa_event_param(const dpa_event *e, unsigned i);
-/* Integer parameter i (counts, sizes); 0 if none. */
+/* Integer parameter i (counts, sizes); 0 if none or e is NULL. */
 uint64_t dpa_event_count(const dpa_event *e, unsigned i);
+/* 0 for a leaf or a NULL e. */
 size_t dpa_event_num_children(const dpa_event *e);
+/* Child i, NULL if i is out of range or e is NULL. */
 const dpa_event *dpa_event_child(const dpa_event *e, size_t i);
+/* The wrapper nesting depth (see DPA_MAX_EVENT_DEPTH): 0 for a leaf or NULL. */
+size_t dpa_event_depth(const dpa_event *e);
+/* "unknown" for a value that is not a kind. */
 const char *dpa_event_kind_name(dpa_event_kind kind);
 /* Write a one-line description such as "self_composed(poisson(q=0.004,
- * gaussian(sigma=1.1)), 14063)"; returns the length needed. */
+ * gaussian(sigma=1.1)), 14063)"; returns the length needed.  A NULL e
+ * writes "" and returns 0; buf may be NULL (nothing is written). */
 size_t dpa_event_describe(const dpa_event *e, char *buf, size_t size);
 
 /* ---- options ----------------------------------------------------------- */
