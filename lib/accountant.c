@@ -21,6 +21,7 @@ struct dpa_accountant {
 
 void dpa_options_init(dpa_options *opt)
 {
+    if (!opt) return;
     memset(opt, 0, sizeof *opt);
     opt->relation = DPA_ADD_REMOVE;
 }
@@ -52,18 +53,26 @@ static int check_options(const dpa_options *opt, dpa_error *err)
         return dpa_fail(err, DPA_EINVAL, "options: tolerance must lie in [0, 1), got %g", opt->tolerance);
     if (opt->num_orders > 0 && !opt->orders)
         return dpa_fail(err, DPA_EINVAL, "options: num_orders is %zu but orders is NULL", opt->num_orders);
+    /* every order is evaluated for every event composed: see DPA_MAX_ORDERS */
+    if (opt->num_orders > DPA_MAX_ORDERS)
+        return dpa_fail(err, DPA_EINVAL, "options: orders: at most %d Renyi orders (DPA_MAX_ORDERS), got %zu",
+                        DPA_MAX_ORDERS, opt->num_orders);
     for (size_t i = 0; i < opt->num_orders; i++)
-        if (!(opt->orders[i] > 1.0 && isfinite(opt->orders[i])))
-            return dpa_fail(err, DPA_EINVAL, "options: Renyi order %zu must be finite and > 1, got %g",
-                            i, opt->orders[i]);
+        if (!(opt->orders[i] > 1.0 && opt->orders[i] <= DPA_MAX_ORDER_VALUE))
+            return dpa_fail(err, DPA_EINVAL, "options: orders: Renyi order %zu must lie in (1, %g], got %g",
+                            i, DPA_MAX_ORDER_VALUE, opt->orders[i]);
     return DPA_OK;
 }
 
 dpa_accountant *dpa_accountant_new(const char *method, const dpa_options *opt, dpa_error *err)
 {
+    if (!method) {
+        dpa_fail(err, DPA_EINVAL, "accountant_new: method (the accountant's name) is NULL");
+        return NULL;
+    }
     const dpa_accountant_ops *ops = find_ops(method);
     if (!ops) {
-        dpa_fail(err, DPA_ENOTFOUND, "no accountant named '%s'", method ? method : "(null)");
+        dpa_fail(err, DPA_ENOTFOUND, "no accountant named '%s'", method);
         return NULL;
     }
     dpa_options o;
@@ -89,17 +98,23 @@ dpa_accountant *dpa_accountant_new(const char *method, const dpa_options *opt, d
 
 const char *dpa_accountant_name(const dpa_accountant *a)
 {
-    return a->ops->name;
+    return a ? a->ops->name : NULL;
 }
+
+/* The message for a NULL argument names it. */
+#define CHECK_ARG(p, fn, name) do { if (!(p)) return dpa_fail(err, DPA_EINVAL, fn ": " name " is NULL"); } while (0)
 
 int dpa_accountant_supports(const dpa_accountant *a, const dpa_event *e, dpa_error *err)
 {
-    if (!a || !e) return dpa_fail(err, DPA_EINVAL, "supports: accountant or event is NULL");
+    CHECK_ARG(a, "supports", "the accountant (a)");
+    CHECK_ARG(e, "supports", "the event (e)");
     return a->ops->supports(a->state, &a->opt, e, err);
 }
 
 int dpa_accountant_compose(dpa_accountant *a, const dpa_event *e, dpa_error *err)
 {
+    CHECK_ARG(a, "compose", "the accountant (a)");
+    CHECK_ARG(e, "compose", "the event (e)");
     int st = dpa_accountant_supports(a, e, err);
     if (st) return st;
     st = a->ops->compose(a->state, &a->opt, e, err);
@@ -145,7 +160,7 @@ static int check_bound(const dpa_accountant *a, int want_eps, dpa_bound *b, dpa_
 
 int dpa_accountant_add_failure(dpa_accountant *a, double delta, const char *what, dpa_error *err)
 {
-    if (!a) return dpa_fail(err, DPA_EINVAL, "add_failure: accountant is NULL");
+    CHECK_ARG(a, "add_failure", "the accountant (a)");
     if (!(delta >= 0.0 && delta < 1.0))
         return dpa_fail(err, DPA_EINVAL, "add_failure: the failure probability must lie in [0, 1), got %g", delta);
     if (a->num_failures == DPA_MAX_FAILURES)
@@ -187,7 +202,8 @@ static void drop_lower(dpa_bound *out)
 
 int dpa_accountant_epsilon(dpa_accountant *a, double delta, dpa_bound *out, dpa_error *err)
 {
-    if (!a || !out) return dpa_fail(err, DPA_EINVAL, "epsilon: accountant or output is NULL");
+    CHECK_ARG(a, "epsilon", "the accountant (a)");
+    CHECK_ARG(out, "epsilon", "the output (out)");
     int st = dpa_check_delta(delta, err);
     if (st) return st;
     double inner = delta;
@@ -213,7 +229,8 @@ int dpa_accountant_epsilon(dpa_accountant *a, double delta, dpa_bound *out, dpa_
 
 int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_error *err)
 {
-    if (!a || !out) return dpa_fail(err, DPA_EINVAL, "delta: accountant or output is NULL");
+    CHECK_ARG(a, "delta", "the accountant (a)");
+    CHECK_ARG(out, "delta", "the output (out)");
     int st = dpa_check_epsilon(epsilon, err);
     if (!st) {
         st = a->ops->delta(a->state, &a->opt, epsilon, out, err);
@@ -237,7 +254,8 @@ int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_
 int dpa_accountant_state(const dpa_accountant *a, double *value, const char **what,
                          dpa_error *err)
 {
-    if (!a || !value) return dpa_fail(err, DPA_EINVAL, "state: accountant or output is NULL");
+    CHECK_ARG(a, "state", "the accountant (a)");
+    CHECK_ARG(value, "state", "the output (value)");
     const char *name = NULL;
     *value = a->ops->state_value(a->state, &name);
     if (what) *what = name;
@@ -247,8 +265,12 @@ int dpa_accountant_state(const dpa_accountant *a, double *value, const char **wh
 int dpa_accountant_rdp_curve(const dpa_accountant *a, double *orders, double *eps, size_t cap,
                              size_t *n, dpa_error *err)
 {
-    if (!a || !n || (cap > 0 && (!orders || !eps)))
-        return dpa_fail(err, DPA_EINVAL, "rdp_curve: accountant, outputs or arrays are NULL");
+    CHECK_ARG(a, "rdp_curve", "the accountant (a)");
+    CHECK_ARG(n, "rdp_curve", "the output length (n)");
+    if (cap > 0) {
+        CHECK_ARG(orders, "rdp_curve", "orders (with cap > 0)");
+        CHECK_ARG(eps, "rdp_curve", "eps (with cap > 0)");
+    }
     if (!a->ops->rdp_curve)
         return dpa_fail(err, DPA_EUNSUPPORTED, "%s: this accountant keeps no RDP curve", a->ops->name);
     *n = a->ops->rdp_curve(a->state, orders, eps, cap);
@@ -258,9 +280,12 @@ int dpa_accountant_rdp_curve(const dpa_accountant *a, double *orders, double *ep
 int dpa_accountant_pld(const dpa_accountant *a, int world, int upper, dpa_pld_view *out,
                        dpa_error *err)
 {
-    if (!a || !out) return dpa_fail(err, DPA_EINVAL, "pld: accountant or output is NULL");
+    CHECK_ARG(a, "pld", "the accountant (a)");
+    CHECK_ARG(out, "pld", "the output (out)");
     if (world != 0 && world != 1)
         return dpa_fail(err, DPA_EINVAL, "pld: world must be 0 (remove) or 1 (add), got %d", world);
+    if (upper != 0 && upper != 1)
+        return dpa_fail(err, DPA_EINVAL, "pld: upper must be 1 (the upper grid) or 0 (the lower), got %d", upper);
     if (!a->ops->pld_view)
         return dpa_fail(err, DPA_EUNSUPPORTED, "%s: this accountant keeps no privacy loss distribution",
                         a->ops->name);

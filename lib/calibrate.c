@@ -16,6 +16,7 @@
 
 void dpa_calibration_init(dpa_calibration *c, dpa_search direction)
 {
+    if (!c) return;
     memset(c, 0, sizeof *c);
     c->direction = direction;
     c->lo = direction == DPA_SEARCH_SMALLEST ? 0.1 : 1.0;
@@ -92,7 +93,12 @@ int dpa_calibrate_search(const char *method, const dpa_options *opt, dpa_event_f
                          void *ctx, double target_epsilon, double delta, dpa_calibration *c,
                          dpa_error *err)
 {
-    if (!f || !c) return dpa_fail(err, DPA_EINVAL, "calibrate: family or spec is NULL");
+    if (!method) return dpa_fail(err, DPA_EINVAL, "calibrate: method (the accountant's name) is NULL");
+    if (!f) return dpa_fail(err, DPA_EINVAL, "calibrate: the event family (f) is NULL");
+    if (!c) return dpa_fail(err, DPA_EINVAL, "calibrate: the calibration spec (c) is NULL");
+    if (c->direction != DPA_SEARCH_SMALLEST && c->direction != DPA_SEARCH_LARGEST)
+        return dpa_fail(err, DPA_EINVAL, "calibrate: direction must be DPA_SEARCH_SMALLEST or DPA_SEARCH_LARGEST, got %d",
+                        (int)c->direction);
     int st = dpa_check_delta(delta, err);
     if (st) return st;
     if (!(target_epsilon > 0.0 && isfinite(target_epsilon)))
@@ -172,7 +178,7 @@ int dpa_calibrate(const char *method, const dpa_options *opt, dpa_event_family f
     c.hi = hi;
     if (lo > 0.0 && lo < c.limit_lo) c.limit_lo = lo;
     if (hi > c.limit_hi && isfinite(hi)) c.limit_hi = hi;
-    if (!param_out) return dpa_fail(err, DPA_EINVAL, "calibrate: output is NULL");
+    if (!param_out) return dpa_fail(err, DPA_EINVAL, "calibrate: the output (param_out) is NULL");
     int st = dpa_calibrate_search(method, opt, f, ctx, target_epsilon, delta, &c, err);
     if (!st) *param_out = c.value;
     return st;
@@ -185,7 +191,7 @@ int dpa_calibrate_steps(const char *method, const dpa_options *opt, dpa_event_fa
     dpa_calibration c;
     dpa_calibration_init(&c, DPA_SEARCH_LARGEST);
     c.integer = 1;
-    if (!steps_out) return dpa_fail(err, DPA_EINVAL, "calibrate: output is NULL");
+    if (!steps_out) return dpa_fail(err, DPA_EINVAL, "calibrate: the output (steps_out) is NULL");
     int st = dpa_calibrate_search(method, opt, f, ctx, target_epsilon, delta, &c, err);
     if (!st && c.value < 1.0)
         st = dpa_fail(err, DPA_ENOBRACKET, "calibrate: even one step exceeds epsilon %g", target_epsilon);

@@ -15,6 +15,11 @@
  *            steps, &err);
  *        if (!e) fprintf(stderr, "%s\n", err.message);
  *    A wrapper given a NULL child returns NULL and keeps the child's error.
+ *  - A NULL pointer where an object or an output is required is DPA_EINVAL
+ *    (NULL for constructors) with a message naming the argument; it never
+ *    crashes.  Functions that return a value rather than a status say what
+ *    they return for NULL (a sentinel such as NaN, 0, "" or NULL); those
+ *    that return void do nothing with NULL.  `err` itself may always be NULL.
  *  - "noise multiplier" is always sigma / sensitivity, the sensitivity being
  *    measured under the accountant's neighbouring relation.
  *  - The library keeps no global mutable state, never prints and never exits.
@@ -81,7 +86,8 @@ typedef struct dpa_bound {
 } dpa_bound;
 
 /* Describe the flags of a bound in words, e.g. "approximate (not a
- * guarantee)"; writes at most `size` bytes, returns the number needed. */
+ * guarantee)"; writes at most `size` bytes, returns the number needed.
+ * buf may be NULL (nothing is written, as for size 0). */
 size_t dpa_bound_describe(unsigned flags, char *buf, size_t size);
 
 /* ---- events ------------------------------------------------------------ */
@@ -108,8 +114,20 @@ typedef enum dpa_event_kind {
     DPA_EVENT_REPEATED_SELECTED,
     DPA_EVENT_TRUNCATED_LAPLACE,
     DPA_EVENT_GSM_FROBENIUS,
-    DPA_EVENT_GSM_SPECTRAL
+    DPA_EVENT_GSM_SPECTRAL,
+    DPA_EVENT_INVALID = -1 /* not a kind: dpa_event_get_kind(NULL) */
 } dpa_event_kind;
+
+/* The deepest nesting of wrappers an event may have: a leaf has depth 0 and
+ * a wrapper one more than its deepest child.  A wrapper that would exceed it
+ * is refused (DPA_EINVAL, and it frees its children as always), so every
+ * walk over an event -- describe, copy, free and the accountants' own,
+ * which recurse once per level -- stays far inside a default 8 MB stack
+ * (measured at this depth: under 384 KB for the deepest, rdp's, and under
+ * 1 MB with ASan; tests/test_api.c runs them all on a 2 MB thread).  Width
+ * is not limited: a composed event may hold millions of children.  Real
+ * events nest a handful of levels. */
+#define DPA_MAX_EVENT_DEPTH 1000
 
 /* Leaves. */
 dpa_event *dpa_event_gaussian(double noise_multiplier, dpa_error *err);
@@ -220,8 +238,15 @@ dpa_event *dpa_event_sampled_without_replacement(uint64_t n, uint64_t m,
                                                  dpa_event *inner, dpa_error *err);
 dpa_event *dpa_event_sampled_with_replacement(uint64_t n, uint64_t m,
                                               dpa_event *inner, dpa_error *err);
+/* count >= 1.  Counts of nested self-compositions multiply (in floating
+ * point, rounded up: they may exceed 2^64); an event whose leaves would be
+ * repeated more than DPA_MAX_REPETITIONS times in all is refused
+ * (DPA_EINVAL), so no accountant meets an infinite count. */
+#define DPA_MAX_REPETITIONS 1e300
 dpa_event *dpa_event_self_composed(dpa_event *inner, uint64_t count, dpa_error *err);
-/* Takes ownership of the n events (and frees them if it fails). */
+/* Takes ownership of the n events (and frees them if it fails).  events
+ * must not be NULL, n must be >= 1, and no event may appear twice in the
+ * list (compose it with self_composed instead): DPA_EINVAL otherwise. */
 dpa_event *dpa_event_composed(dpa_event *const *events, size_t n, dpa_error *err);
 /* Private tuning (Papernot & Steinke 2022): run `inner` a random number of
  * times and release the best.  distribution: DPA_REPEAT_POISSON (parameter
@@ -233,21 +258,30 @@ enum { DPA_REPEAT_POISSON = 0, DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL = 1, DPA_R
 dpa_event *dpa_event_repeated_selected(dpa_event *inner, int distribution,
                                        double param1, double param2, dpa_error *err);
 
+/* Frees e and all its children; NULL is a no-op. */
 void dpa_event_free(dpa_event *e);
+/* A deep copy; NULL (DPA_EINVAL) for a NULL e. */
 dpa_event *dpa_event_copy(const dpa_event *e, dpa_error *err);
 
-/* Read access, for accountants and tools. */
-dpa_event_kind dpa_event_get_kind(const dpa_event *e);
+/* Read access, for accountants and tools.  A NULL e is not an error here:
+ * it reads as DPA_EVENT_INVALID, NaN, 0 or NULL as stated. */
+dpa_event_kind dpa_event_get_kind(const dpa_event *e);   /* DPA_EVENT_INVALID for NULL */
 /* Numeric parameter i of a leaf or wrapper (see the table in event.c),
- * NaN if the event has no such parameter. */
+ * NaN if the event has no such parameter or e is NULL. */
 double dpa_event_param(const dpa_event *e, unsigned i);
-/* Integer parameter i (counts, sizes); 0 if none. */
+/* Integer parameter i (counts, sizes); 0 if none or e is NULL. */
 uint64_t dpa_event_count(const dpa_event *e, unsigned i);
+/* 0 for a leaf or a NULL e. */
 size_t dpa_event_num_children(const dpa_event *e);
+/* Child i, NULL if i is out of range or e is NULL. */
 const dpa_event *dpa_event_child(const dpa_event *e, size_t i);
+/* The wrapper nesting depth (see DPA_MAX_EVENT_DEPTH): 0 for a leaf or NULL. */
+size_t dpa_event_depth(const dpa_event *e);
+/* "unknown" for a value that is not a kind. */
 const char *dpa_event_kind_name(dpa_event_kind kind);
 /* Write a one-line description such as "self_composed(poisson(q=0.004,
- * gaussian(sigma=1.1)), 14063)"; returns the length needed. */
+ * gaussian(sigma=1.1)), 14063)"; returns the length needed.  A NULL e
+ * writes "" and returns 0; buf may be NULL (nothing is written). */
 size_t dpa_event_describe(const dpa_event *e, char *buf, size_t size);
 
 /* ---- options ----------------------------------------------------------- */
@@ -260,11 +294,23 @@ typedef struct dpa_options {
     dpa_relation relation;
     /* Accountant-specific knobs; 0 / NULL means "the accountant's default". */
     double tolerance;     /* relative accuracy target for eps queries */
-    const double *orders; /* rdp: Renyi orders (each > 1, finite), copied at creation */
-    size_t num_orders;
+    const double *orders; /* rdp: Renyi orders in (1, DPA_MAX_ORDER_VALUE], copied at creation */
+    size_t num_orders;    /* at most DPA_MAX_ORDERS */
 } dpa_options;
 
-/* Fill `opt` with the defaults. */
+/* Limits on the rdp grid, checked by dpa_accountant_new (DPA_EINVAL naming
+ * `orders`).  The rdp accountant evaluates every order for every event
+ * composed, in time that grows with the order (a binomial sum of alpha
+ * terms at integer orders): with 10000 orders a Poisson-sampled Gaussian
+ * (sigma 1) takes about 2 s per compose (4.5 s on the integers 2..10001)
+ * where the default grid of 94 takes milliseconds, and 1e6 orders took
+ * minutes.  Orders above 1e6 add nothing a conversion can use (the
+ * log(1/delta)/(alpha - 1) term is below 1e-3 there for every double delta)
+ * and cost up to 1e6 terms each. */
+#define DPA_MAX_ORDERS 10000
+#define DPA_MAX_ORDER_VALUE 1e6
+
+/* Fill `opt` with the defaults; NULL is a no-op. */
 void dpa_options_init(dpa_options *opt);
 
 /* ---- accountants ------------------------------------------------------- */
@@ -272,12 +318,14 @@ typedef struct dpa_accountant dpa_accountant;
 
 /* Names of the registered accountants, NULL-terminated (static storage). */
 const char *const *dpa_accountant_names(void);
-/* One-line description of an accountant, NULL if the name is unknown. */
+/* One-line description of an accountant, NULL if the name is unknown or NULL. */
 const char *dpa_accountant_summary(const char *method);
 
-/* opt may be NULL for the defaults. */
+/* opt may be NULL for the defaults.  A NULL method is DPA_EINVAL, an
+ * unknown one DPA_ENOTFOUND. */
 dpa_accountant *dpa_accountant_new(const char *method, const dpa_options *opt,
                                    dpa_error *err);
+/* The method's name (static storage); NULL for a NULL a. */
 const char *dpa_accountant_name(const dpa_accountant *a);
 /* DPA_OK if the accountant can compose `e`; otherwise DPA_EUNSUPPORTED (or
  * DPA_EINVAL) with the reason in err.  Does not change the accountant. */
@@ -294,7 +342,8 @@ int dpa_accountant_state(const dpa_accountant *a, double *value, const char **wh
                          dpa_error *err);
 /* The RDP curve of an accountant that keeps one (rdp): copies up to `cap`
  * orders and eps(order) values (ascending orders; eps may be +inf) and sets
- * *n to the curve's length.  DPA_EUNSUPPORTED for other accountants. */
+ * *n to the curve's length.  DPA_EUNSUPPORTED for other accountants.  The
+ * arrays may be NULL when cap is 0 (to ask for the length). */
 int dpa_accountant_rdp_curve(const dpa_accountant *a, double *orders, double *eps, size_t cap,
                              size_t *n, dpa_error *err);
 /* The composed privacy loss distribution behind the last query of a pld
@@ -318,6 +367,7 @@ typedef struct dpa_pld_view {
 } dpa_pld_view;
 int dpa_accountant_pld(const dpa_accountant *a, int world, int upper, dpa_pld_view *out,
                        dpa_error *err);
+/* NULL is a no-op. */
 void dpa_accountant_free(dpa_accountant *a);
 
 /* ---- closed forms ------------------------------------------------------ */
@@ -357,7 +407,8 @@ int dpa_gsm_max_samples(double M_or_eta, uint64_t n, double epsilon, double delt
  * it in reports.  Up to DPA_MAX_FAILURES per accountant. */
 #define DPA_MAX_FAILURES 16
 int dpa_accountant_add_failure(dpa_accountant *a, double delta, const char *what, dpa_error *err);
-/* The number of failure terms, and term i's delta and name. */
+/* The number of failure terms (0 for a NULL a), and term i's delta and
+ * name (DPA_EINVAL for a NULL a or i out of range; either output may be NULL). */
 size_t dpa_accountant_num_failures(const dpa_accountant *a);
 int dpa_accountant_failure(const dpa_accountant *a, size_t i, double *delta, const char **what);
 
@@ -377,13 +428,15 @@ typedef struct dpa_filter dpa_filter;
 /* budget: eps (basic), rho (zcdp) or mu (gdp), > 0; budget_delta: the basic
  * filter's delta in [0, 1), 0 for the others. */
 dpa_filter *dpa_filter_new(dpa_filter_kind kind, double budget, double budget_delta, dpa_error *err);
+/* NULL is a no-op. */
 void dpa_filter_free(dpa_filter *f);
 /* *admitted = 1 (and the step charged) when it fits, else 0; cost is eps_t,
  * rho_t or mu_t (>= 0), cost_delta the basic filter's delta_t (0 otherwise).
  * DPA_EINVAL for a bad cost (nothing charged). */
 int dpa_filter_try(dpa_filter *f, double cost, double cost_delta, int *admitted, dpa_error *err);
 /* Spent so far, rounded up: sum eps_t / sum rho_t / sqrt(sum mu_t^2), the
- * basic filter's sum delta_t, and the steps admitted (any may be NULL). */
+ * basic filter's sum delta_t, and the steps admitted (any may be NULL);
+ * DPA_EINVAL for a NULL f. */
 int dpa_filter_spent(const dpa_filter *f, double *spent, double *spent_delta, uint64_t *admitted);
 /* The guarantee of the whole run as eps at delta: the basic budget (delta at
  * least its delta budget), the zCDP conversion of rho, or the GDP profile. */
@@ -414,7 +467,8 @@ typedef struct dpa_calibration {
     unsigned evaluations; /* accountant runs */
 } dpa_calibration;
 
-/* Fill a calibration spec with defaults for the direction. */
+/* Fill a calibration spec with defaults for the direction; NULL is a no-op.
+ * (dpa_calibrate_search refuses a direction that is neither value.) */
 void dpa_calibration_init(dpa_calibration *c, dpa_search direction);
 
 /* General search: on success c->value meets the target (certified upper

@@ -66,6 +66,7 @@ size_t dpa_bound_describe(unsigned flags, char *buf, size_t size)
         { DPA_PAIR_LOWER, "lower bound of the dominating pair" },
     };
     size_t used = 0;
+    if (!buf) size = 0;
     if (size) buf[0] = '\0';
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (!(flags & names[i].flag)) continue;

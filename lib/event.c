@@ -55,7 +55,21 @@ static dpa_event *event_new(dpa_event_kind kind, dpa_error *err)
     }
     e->kind = kind;
     for (int i = 0; i < DPA_EVENT_MAX_PARAMS; i++) e->param[i] = NAN;
+    e->repetitions = 1.0;
     return e;
+}
+
+/* A wrapper's depth is one more than its deepest child's; refusing one
+ * deeper than DPA_MAX_EVENT_DEPTH is what keeps every recursive walk of an
+ * event (here and in the accountants) within a bounded stack. */
+static int check_depth(dpa_event_kind kind, size_t child_depth, dpa_error *err)
+{
+    if (child_depth >= DPA_MAX_EVENT_DEPTH)
+        return dpa_fail(err, DPA_EINVAL,
+                        "%s: the inner event is already nested %zu levels deep; at most %d levels of wrappers "
+                        "are allowed (DPA_MAX_EVENT_DEPTH): use a count (self_composed) or a list (composed) instead",
+                        kind_info[kind].name, child_depth, DPA_MAX_EVENT_DEPTH);
+    return DPA_OK;
 }
 
 /* A wrapper around one child; takes ownership of `inner` in every case. */
@@ -64,6 +78,10 @@ static dpa_event *wrapper_new(dpa_event_kind kind, dpa_event *inner, dpa_error *
     if (!inner) {
         if (!err || err->status == DPA_OK)
             dpa_fail(err, DPA_EINVAL, "%s: inner event is NULL", kind_info[kind].name);
+        return NULL;
+    }
+    if (check_depth(kind, inner->depth, err)) {
+        dpa_event_free(inner);
         return NULL;
     }
     dpa_event *e = event_new(kind, err);
@@ -77,6 +95,8 @@ static dpa_event *wrapper_new(dpa_event_kind kind, dpa_event *inner, dpa_error *
     kids[0] = inner;
     e->children = kids;
     e->num_children = 1;
+    e->depth = inner->depth + 1;
+    e->repetitions = inner->repetitions;
     return e;
 }
 
@@ -283,11 +303,32 @@ dpa_event *dpa_event_sampled_with_replacement(uint64_t n, uint64_t m, dpa_event 
     return sampled_fixed(DPA_EVENT_SAMPLED_WITH_REPLACEMENT, n, m, inner, err);
 }
 
+/* times * count rounded up: a total number of steps rounded down would
+ * under-count the privacy loss (counts above 2^53 are not all doubles). */
+static double times_count(double times, uint64_t count)
+{
+    double c = (double)count;
+    if (c < 18446744073709551616.0 && (uint64_t)c < count) c = nextafter(c, INFINITY);
+    double p = times * c;
+    if (isfinite(p) && fma(times, c, -p) > 0.0) p = nextafter(p, INFINITY);
+    return p;
+}
+
 dpa_event *dpa_event_self_composed(dpa_event *inner, uint64_t count, dpa_error *err)
 {
-    if (inner) REQUIRE_OWN(count >= 1, "self_composed: count must be at least 1");
+    if (inner) {
+        REQUIRE_OWN(count >= 1, "self_composed: count must be at least 1");
+        double nested = inner->repetitions, total = times_count(nested, count);
+        REQUIRE_OWN(total <= DPA_MAX_REPETITIONS,
+                    "self_composed: count %" PRIu64 " times the counts nested inside (%g) repeats a mechanism "
+                    "%g times, more than DPA_MAX_REPETITIONS (%g)",
+                    count, nested, total, DPA_MAX_REPETITIONS);
+    }
     dpa_event *e = wrapper_new(DPA_EVENT_SELF_COMPOSED, inner, err);
-    if (e) e->count[0] = count;
+    if (e) {
+        e->count[0] = count;
+        e->repetitions = times_count(e->children[0]->repetitions, count);
+    }
     return e;
 }
 
@@ -325,28 +366,89 @@ double dpa_event_pure_epsilon(const dpa_event *e)
     }
 }
 
+static int compare_pointers(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)*(dpa_event *const *)a, y = (uintptr_t)*(dpa_event *const *)b;
+    return (x > y) - (x < y);
+}
+
+/* The list sorted by address (a copy), so that an event listed twice --
+ * which would be freed twice -- is found in O(n log n) however wide the
+ * list; NULL when n < 2 or out of memory. */
+static dpa_event **sorted_copy(dpa_event *const *events, size_t n)
+{
+    dpa_event **sorted = n > 1 ? malloc(n * sizeof *sorted) : NULL;
+    if (sorted) {
+        memcpy(sorted, events, n * sizeof *sorted);
+        qsort(sorted, n, sizeof *sorted, compare_pointers);
+    }
+    return sorted;
+}
+
+/* Frees each distinct event of a refused list once. */
+static void free_list(dpa_event *const *events, size_t n, dpa_event **sorted)
+{
+    dpa_event **own = sorted ? sorted : sorted_copy(events, n);
+    if (!own) {                  /* n < 2, or no memory to sort: free as given */
+        for (size_t i = 0; i < n; i++) dpa_event_free(events[i]);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || own[i] != own[i - 1]) dpa_event_free(own[i]);
+    free(own);
+}
+
 dpa_event *dpa_event_composed(dpa_event *const *events, size_t n, dpa_error *err)
 {
+    if (!events) {
+        dpa_fail(err, DPA_EINVAL, "composed: events (the list) is NULL");
+        return NULL;
+    }
+    if (n > SIZE_MAX / sizeof(dpa_event *)) {
+        /* no such array can exist, so there is nothing to free */
+        dpa_fail(err, DPA_EINVAL, "composed: n = %zu events cannot be held in memory", n);
+        return NULL;
+    }
     int missing = 0;
-    for (size_t i = 0; i < n; i++) missing |= events[i] == NULL;
-    dpa_event *e = NULL;
-    if (n == 0)
-        dpa_fail(err, DPA_EINVAL, "composed: needs at least one event");
-    else if (missing) {
+    size_t depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        missing |= events[i] == NULL;
+        if (events[i] && events[i]->depth > depth) depth = events[i]->depth;
+    }
+    dpa_event **sorted = NULL;
+    if (n == 0) {
+        dpa_fail(err, DPA_EINVAL, "composed: needs at least one event (n is 0)");
+    } else if (missing) {
         if (!err || err->status == DPA_OK)
             dpa_fail(err, DPA_EINVAL, "composed: an event in the list is NULL");
-    } else if ((e = event_new(DPA_EVENT_COMPOSED, err)) != NULL) {
-        e->children = malloc(n * sizeof *e->children);
-        if (e->children) {
+    } else if (check_depth(DPA_EVENT_COMPOSED, depth, err)) {
+        /* refused, message set */
+    } else if (n > 1 && !(sorted = sorted_copy(events, n))) {
+        dpa_fail(err, DPA_ENOMEM, "composed: out of memory checking a list of %zu events", n);
+    } else {
+        size_t dup = n;
+        for (size_t i = 1; sorted && i < n && dup == n; i++)
+            if (sorted[i] == sorted[i - 1])
+                for (size_t j = 0; j < n; j++)
+                    if (events[j] == sorted[i]) { dup = j; break; }
+        dpa_event *e = dup < n ? NULL : event_new(DPA_EVENT_COMPOSED, err);
+        if (dup < n)
+            dpa_fail(err, DPA_EINVAL,
+                     "composed: event %zu appears twice in the list (an event has one owner; "
+                     "use self_composed to repeat it)", dup);
+        else if (e && (e->children = malloc(n * sizeof *e->children)) != NULL) {
             memcpy(e->children, events, n * sizeof *e->children);
             e->num_children = n;
+            e->depth = depth + 1;
+            for (size_t i = 0; i < n; i++) e->repetitions = fmax(e->repetitions, events[i]->repetitions);
+            free(sorted);
             return e;
+        } else if (e) {
+            dpa_fail(err, DPA_ENOMEM, "composed: out of memory for a list of %zu events", n);
+            free(e);
         }
-        dpa_fail(err, DPA_ENOMEM, "out of memory");
-        free(e);
-        e = NULL;
     }
-    for (size_t i = 0; i < n; i++) dpa_event_free(events[i]);
+    free_list(events, n, sorted);
     return NULL;
 }
 
@@ -365,6 +467,8 @@ dpa_event *dpa_event_copy(const dpa_event *e, dpa_error *err)
     if (!c) return NULL;
     memcpy(c->param, e->param, sizeof c->param);
     memcpy(c->count, e->count, sizeof c->count);
+    c->depth = e->depth;
+    c->repetitions = e->repetitions;
     if (e->num_children) {
         c->children = calloc(e->num_children, sizeof *c->children);
         if (!c->children) { free(c); dpa_fail(err, DPA_ENOMEM, "out of memory"); return NULL; }
@@ -377,24 +481,26 @@ dpa_event *dpa_event_copy(const dpa_event *e, dpa_error *err)
     return c;
 }
 
-dpa_event_kind dpa_event_get_kind(const dpa_event *e) { return e->kind; }
+dpa_event_kind dpa_event_get_kind(const dpa_event *e) { return e ? e->kind : DPA_EVENT_INVALID; }
 
 double dpa_event_param(const dpa_event *e, unsigned i)
 {
-    return i < DPA_EVENT_MAX_PARAMS ? e->param[i] : NAN;
+    return e && i < DPA_EVENT_MAX_PARAMS ? e->param[i] : NAN;
 }
 
 uint64_t dpa_event_count(const dpa_event *e, unsigned i)
 {
-    return i < DPA_EVENT_MAX_COUNTS ? e->count[i] : 0;
+    return e && i < DPA_EVENT_MAX_COUNTS ? e->count[i] : 0;
 }
 
-size_t dpa_event_num_children(const dpa_event *e) { return e->num_children; }
+size_t dpa_event_num_children(const dpa_event *e) { return e ? e->num_children : 0; }
 
 const dpa_event *dpa_event_child(const dpa_event *e, size_t i)
 {
-    return i < e->num_children ? e->children[i] : NULL;
+    return e && i < e->num_children ? e->children[i] : NULL;
 }
+
+size_t dpa_event_depth(const dpa_event *e) { return e ? e->depth : 0; }
 
 const char *dpa_event_kind_name(dpa_event_kind kind)
 {
@@ -439,6 +545,7 @@ static void describe(const dpa_event *e, char *buf, size_t size, size_t *used)
 size_t dpa_event_describe(const dpa_event *e, char *buf, size_t size)
 {
     size_t used = 0;
+    if (!buf) size = 0;
     if (size) buf[0] = '\0';
     if (e) describe(e, buf, size, &used);
     return used;
@@ -449,7 +556,7 @@ static int visit(const dpa_event *e, double times, dpa_leaf_visitor fn, void *ct
 {
     switch (e->kind) {
     case DPA_EVENT_SELF_COMPOSED:
-        return visit(e->children[0], times * (double)e->count[0], fn, ctx, err);
+        return visit(e->children[0], times_count(times, e->count[0]), fn, ctx, err);
     case DPA_EVENT_COMPOSED:
         for (size_t i = 0; i < e->num_children; i++) {
             int st = visit(e->children[i], times, fn, ctx, err);
@@ -500,7 +607,7 @@ static int add_inverse_variance(const dpa_event *e, double times, dpa_sum *sum,
         return DPA_OK;
     }
     case DPA_EVENT_SELF_COMPOSED:
-        return add_inverse_variance(e->children[0], times * (double)e->count[0], sum, offender);
+        return add_inverse_variance(e->children[0], times_count(times, e->count[0]), sum, offender);
     case DPA_EVENT_COMPOSED:
         for (size_t i = 0; i < e->num_children; i++) {
             int st = add_inverse_variance(e->children[i], times, sum, offender);

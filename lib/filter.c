@@ -93,7 +93,8 @@ void dpa_filter_free(dpa_filter *f)
 
 int dpa_filter_try(dpa_filter *f, double cost, double cost_delta, int *admitted, dpa_error *err)
 {
-    if (!f || !admitted) return dpa_fail(err, DPA_EINVAL, "filter: filter or output is NULL");
+    if (!f) return dpa_fail(err, DPA_EINVAL, "filter_try: the filter (f) is NULL");
+    if (!admitted) return dpa_fail(err, DPA_EINVAL, "filter_try: the output (admitted) is NULL");
     *admitted = 0;
     if (!(cost >= 0.0 && isfinite(cost)))
         return dpa_fail(err, DPA_EINVAL, "filter: a step's cost must be finite and >= 0, got %g", cost);
@@ -129,7 +130,8 @@ int dpa_filter_spent(const dpa_filter *f, double *spent, double *spent_delta, ui
 
 int dpa_filter_epsilon(const dpa_filter *f, double delta, dpa_bound *out, dpa_error *err)
 {
-    if (!f || !out) return dpa_fail(err, DPA_EINVAL, "filter: filter or output is NULL");
+    if (!f) return dpa_fail(err, DPA_EINVAL, "filter_epsilon: the filter (f) is NULL");
+    if (!out) return dpa_fail(err, DPA_EINVAL, "filter_epsilon: the output (out) is NULL");
     if (f->kind == DPA_FILTER_BASIC) {
         if (!(delta >= f->budget_delta))
             return dpa_fail(err, DPA_EINVAL, "filter: the basic filter guarantees (%g, %g)-DP; delta %g is below its delta "

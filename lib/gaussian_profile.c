@@ -110,6 +110,7 @@ static int check_mu(double mu, dpa_error *err)
 
 int dpa_gdp_delta(double mu, double epsilon, dpa_bound *out, dpa_error *err)
 {
+    if (!out) return dpa_fail(err, DPA_EINVAL, "gdp_delta: the output (out) is NULL");
     int st = check_mu(mu, err);
     if (!st) st = dpa_check_epsilon(epsilon, err);
     if (st) return st;
@@ -172,6 +173,7 @@ static int solve_eps(double mu, double side, double log_target, double *eps_ok,
 
 int dpa_gdp_epsilon(double mu, double delta, dpa_bound *out, dpa_error *err)
 {
+    if (!out) return dpa_fail(err, DPA_EINVAL, "gdp_epsilon: the output (out) is NULL");
     int st = check_mu(mu, err);
     if (!st) st = dpa_check_delta(delta, err);
     if (st) return st;
@@ -233,6 +235,7 @@ static int solve_mu(double epsilon, double side, double log_target, double *mu_o
 
 int dpa_gdp_mu(double epsilon, double delta, dpa_bound *out, dpa_error *err)
 {
+    if (!out) return dpa_fail(err, DPA_EINVAL, "gdp_mu: the output (out) is NULL");
     int st = dpa_check_epsilon(epsilon, err);
     if (!st) st = dpa_check_delta(delta, err);
     if (st) return st;
@@ -252,6 +255,7 @@ int dpa_gdp_mu(double epsilon, double delta, dpa_bound *out, dpa_error *err)
 
 int dpa_gaussian_sigma(double epsilon, double delta, dpa_bound *out, dpa_error *err)
 {
+    if (!out) return dpa_fail(err, DPA_EINVAL, "gaussian_sigma: the output (out) is NULL");
     dpa_bound mu;
     int st = dpa_gdp_mu(epsilon, delta, &mu, err);
     if (st) return st;

@@ -86,7 +86,8 @@ int dpa_gsm_rdp(double alpha, uint64_t k, const double *mu, size_t n, double *rd
     if (!(alpha > 1.0 && isfinite(alpha)))
         return dpa_fail(err, DPA_EINVAL, "gsm_rdp: the order must be > 1 and finite, got %g", alpha);
     if (k == 0) return dpa_fail(err, DPA_EINVAL, "gsm_rdp: k must be at least 1");
-    if (n == 0 || !mu) return dpa_fail(err, DPA_EINVAL, "gsm_rdp: needs at least one eigenvalue");
+    if (n == 0) return dpa_fail(err, DPA_EINVAL, "gsm_rdp: needs at least one eigenvalue (n is 0)");
+    if (!mu) return dpa_fail(err, DPA_EINVAL, "gsm_rdp: the eigenvalues (mu) are NULL with n = %zu", n);
     for (size_t j = 0; j < n; j++)
         if (!(mu[j] > 0.0 && isfinite(mu[j])))
             return dpa_fail(err, DPA_EINVAL,

@@ -16,6 +16,10 @@ struct dpa_event {
     uint64_t count[DPA_EVENT_MAX_COUNTS];
     size_t num_children;
     dpa_event **children; /* owned */
+    size_t depth;         /* 0 for a leaf, 1 + the deepest child's for a wrapper
+                           * (<= DPA_MAX_EVENT_DEPTH: bounds every recursive walk) */
+    double repetitions;   /* the largest product of self_composed counts on a path
+                           * to a leaf, rounded up (<= DPA_MAX_REPETITIONS) */
 };
 
 /* Set err (if not NULL) to status and a printf-style message; returns status. */
@@ -24,7 +28,9 @@ int dpa_fail(dpa_error *err, int status, const char *fmt, ...)
 
 /* Visit the leaves of a composition tree: composed and self-composed nodes
  * are expanded, every other node is handed to `visit` together with the
- * number of times it occurs (a double: counts multiply and may exceed 2^64).
+ * number of times it occurs (a double: counts multiply and may exceed 2^64;
+ * the product is rounded up, never below the true count, and is at most
+ * about DPA_MAX_REPETITIONS, so it is finite).
  * Stops at the first nonzero status and returns it. */
 typedef int (*dpa_leaf_visitor)(const dpa_event *leaf, double times, void *ctx,
                                 dpa_error *err);

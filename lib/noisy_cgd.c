@@ -31,7 +31,8 @@ static double one_minus_contraction(double y)
 
 int dpa_noisy_cgd_mu(const dpa_noisy_cgd_params *p, double *mu, dpa_error *err)
 {
-    if (!p || !mu) return dpa_fail(err, DPA_EINVAL, "noisy_cgd: parameters or output are NULL");
+    if (!p) return dpa_fail(err, DPA_EINVAL, "noisy_cgd: the parameters (p) are NULL");
+    if (!mu) return dpa_fail(err, DPA_EINVAL, "noisy_cgd: the output (mu) is NULL");
     double m = p->strong_convexity, M = p->smoothness, eta = p->step_size;
     if (!(m > 0.0 && isfinite(m)))
         return dpa_fail(err, DPA_EINVAL, "noisy_cgd: strong convexity m must be positive, got %g", m);
