@@ -162,7 +162,11 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
     }
     case DPA_EVENT_SELF_COMPOSED: {
         st = curve(s, opt, dpa_event_child(e, 0), out, err);
-        if (!st && out) for (size_t i = 0; i < s->n; i++) out[i] *= (double)dpa_event_count(e, 0);
+        /* rounded up: the product of a count and a curve value is within an
+         * ulp, and nested self-compositions would otherwise round down once
+         * per level */
+        if (!st && out)
+            for (size_t i = 0; i < s->n; i++) out[i] *= (double)dpa_event_count(e, 0) * (1.0 + 2.0 * DBL_EPSILON);
         return st;
     }
     case DPA_EVENT_GAUSSIAN: FILL(rdp_gaussian(p0, alpha)); return DPA_OK;
