@@ -69,9 +69,26 @@ static int rows_push(rows *r, double label, size_t end)
 }
 
 
+/* The dense matrix of the nrows rows read so far and this one, at width
+ * `width`, against the limit: the check runs as the file is read, so that
+ * a line with a huge index is refused before anything of its size is
+ * allocated, and names that line (and the index, when it is the cause). */
+static int within_limit(const char *path, size_t line_no, size_t nrows, size_t width, size_t index,
+                        uint64_t max_bytes, dpa_error *err)
+{
+    uint64_t limit = dpt_data_limit(max_bytes);
+    if (width <= limit / sizeof(double) / (nrows + 1)) return DPA_OK;    /* the common case: no message built */
+    char who[PATH_KEEP + 96];
+    if (index)
+        snprintf(who, sizeof who, "%s:%zu: feature index %zu", path, line_no, index);
+    else
+        snprintf(who, sizeof who, "%s:%zu", path, line_no);
+    return dpt_check_data_size(nrows + 1, width, max_bytes, who, err);
+}
+
 /* Parses one line (modified in place); appends its entries and its row. */
-static int parse_line(char *line, const char *path, size_t line_no, size_t d, entries *e, rows *r,
-                      size_t *dmax, dpa_error *err)
+static int parse_line(char *line, const char *path, size_t line_no, size_t d, uint64_t max_bytes, entries *e,
+                      rows *r, size_t *dmax, dpa_error *err)
 {
     char buf[48];
     char *hash = strchr(line, '#');
@@ -83,7 +100,7 @@ static int parse_line(char *line, const char *path, size_t line_no, size_t d, en
     int ok = dpt_parse_number(tok, &label);
     if (ok <= 0)
         return dpt_fail(err, DPA_EINVAL, "%s:%zu: bad label: '%s' is not a %snumber", path, line_no,
-                        dpt_shown(tok, buf, sizeof buf), ok < 0 ? "finite " : "");
+                        dpt_escape(tok, 0, buf, sizeof buf), ok < 0 ? "finite " : "");
     size_t prev = 0; /* 1-based; 0 before the first index */
     while ((tok = strtok_r(NULL, " \t\r\n\v\f", &save)) != NULL) {
         if (strncmp(tok, "qid:", 4) == 0) continue;
@@ -93,17 +110,17 @@ static int parse_line(char *line, const char *path, size_t line_no, size_t d, en
         if (!colon || k == 0 || tok + k != colon)
             return dpt_fail(err, DPA_EINVAL,
                             "%s:%zu: malformed token '%s' (expected index:value)", path, line_no,
-                            dpt_shown(tok, buf, sizeof buf));
+                            dpt_escape(tok, 0, buf, sizeof buf));
         *colon = '\0';
         errno = 0;
         unsigned long long idx = strtoull(tok, NULL, 10);
         *colon = ':';
         if (errno == ERANGE || idx > SIZE_MAX)
             return dpt_fail(err, DPA_EINVAL, "%s:%zu: index in '%s' is too large", path, line_no,
-                            dpt_shown(tok, buf, sizeof buf));
+                            dpt_escape(tok, 0, buf, sizeof buf));
         if (idx == 0)
             return dpt_fail(err, DPA_EINVAL, "%s:%zu: index 0 in '%s': indices are 1-based", path,
-                            line_no, dpt_shown(tok, buf, sizeof buf));
+                            line_no, dpt_escape(tok, 0, buf, sizeof buf));
         if (idx <= prev)
             return dpt_fail(err, DPA_EINVAL,
                             "%s:%zu: index %llu is not greater than the previous index %zu "
@@ -115,18 +132,24 @@ static int parse_line(char *line, const char *path, size_t line_no, size_t d, en
         ok = dpt_parse_number(colon + 1, &v);
         if (ok <= 0)
             return dpt_fail(err, DPA_EINVAL, "%s:%zu: malformed token '%s': the value is not a %snumber",
-                            path, line_no, dpt_shown(tok, buf, sizeof buf), ok < 0 ? "finite " : "");
+                            path, line_no, dpt_escape(tok, 0, buf, sizeof buf), ok < 0 ? "finite " : "");
         prev = (size_t)idx;
+        if (!d && prev > *dmax) {
+            int st = within_limit(path, line_no, r->len, prev, prev, max_bytes, err);
+            if (st) return st;
+        }
         if (prev > *dmax) *dmax = prev;
         if (v != 0.0 && entries_push(e, prev - 1, v) != DPA_OK)
             return dpt_fail(err, DPA_ENOMEM, "%s:%zu: out of memory", path, line_no);
     }
+    int st = within_limit(path, line_no, r->len, d ? d : (*dmax ? *dmax : 1), 0, max_bytes, err);
+    if (st) return st;
     if (rows_push(r, label, e->len) != DPA_OK)
         return dpt_fail(err, DPA_ENOMEM, "%s:%zu: out of memory", path, line_no);
     return 0;
 }
 
-int dpt_load_libsvm(const char *path, size_t d, dpt_dataset *out, dpa_error *err)
+int dpt_load_libsvm_max(const char *path, size_t d, uint64_t max_bytes, dpt_dataset *out, dpa_error *err)
 {
     char shortened[PATH_KEEP + 1];
     if (!out) return dpt_fail(err, DPA_EINVAL, "load_libsvm: NULL output dataset");
@@ -158,7 +181,7 @@ int dpt_load_libsvm(const char *path, size_t d, dpt_dataset *out, dpa_error *err
                               name, line_no);
             break;
         }
-        status = parse_line(line, name, line_no, d, &e, &r, &dmax, err);
+        status = parse_line(line, name, line_no, d, max_bytes, &e, &r, &dmax, err);
         if (status != DPA_OK) break;
     }
     free(line);
@@ -169,7 +192,7 @@ int dpt_load_libsvm(const char *path, size_t d, dpt_dataset *out, dpa_error *err
         status = dpt_fail(err, DPA_EINVAL,
                           "%s: no feature index anywhere in the file; give the dimension d", name);
     if (status == DPA_OK) {
-        status = dpt_dataset_alloc(out, r.len, d ? d : dmax, err);
+        status = dpt_dataset_alloc_max(out, r.len, d ? d : dmax, max_bytes, name, err);
         if (status == DPA_OK) {
             size_t width = out->d;
             for (size_t i = 0, k = 0; i < r.len; i++) {
@@ -183,4 +206,9 @@ int dpt_load_libsvm(const char *path, size_t d, dpt_dataset *out, dpa_error *err
     free(r.label);
     free(r.end);
     return status;
+}
+
+int dpt_load_libsvm(const char *path, size_t d, dpt_dataset *out, dpa_error *err)
+{
+    return dpt_load_libsvm_max(path, d, 0, out, err);
 }
