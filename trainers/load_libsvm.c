@@ -69,18 +69,26 @@ static int rows_push(rows *r, double label, size_t end)
 }
 
 
-/* The dense matrix of the nrows rows read so far and this one, at width
- * `width`, against the limit: the check runs as the file is read, so that
- * a line with a huge index is refused before anything of its size is
- * allocated, and names that line (and the index, when it is the cause). */
-static int within_limit(const char *path, size_t line_no, size_t nrows, size_t width, size_t index,
+/* The largest index so far (the inferred dimension) and its line. */
+typedef struct widest {
+    size_t index, line;
+} widest;
+
+/* The dense matrix of the nrows rows read so far and this one, `width`
+ * wide, against the limit: the check runs as the file is read, so that a
+ * line with a huge index is refused before anything of its size is
+ * allocated, and names that line and the largest index (with its own line
+ * when that is another). */
+static int within_limit(const char *path, size_t line_no, size_t nrows, size_t width, const widest *w,
                         uint64_t max_bytes, dpa_error *err)
 {
     uint64_t limit = dpt_data_limit(max_bytes);
     if (width <= limit / sizeof(double) / (nrows + 1)) return DPA_OK;    /* the common case: no message built */
     char who[PATH_KEEP + 96];
-    if (index)
-        snprintf(who, sizeof who, "%s:%zu: feature index %zu", path, line_no, index);
+    if (w && w->line == line_no)
+        snprintf(who, sizeof who, "%s:%zu: feature index %zu", path, line_no, w->index);
+    else if (w)
+        snprintf(who, sizeof who, "%s:%zu (feature index %zu on line %zu)", path, line_no, w->index, w->line);
     else
         snprintf(who, sizeof who, "%s:%zu", path, line_no);
     return dpt_check_data_size(nrows + 1, width, max_bytes, who, err);
@@ -88,7 +96,7 @@ static int within_limit(const char *path, size_t line_no, size_t nrows, size_t w
 
 /* Parses one line (modified in place); appends its entries and its row. */
 static int parse_line(char *line, const char *path, size_t line_no, size_t d, uint64_t max_bytes, entries *e,
-                      rows *r, size_t *dmax, dpa_error *err)
+                      rows *r, widest *dmax, dpa_error *err)
 {
     char buf[48];
     char *hash = strchr(line, '#');
@@ -134,15 +142,18 @@ static int parse_line(char *line, const char *path, size_t line_no, size_t d, ui
             return dpt_fail(err, DPA_EINVAL, "%s:%zu: malformed token '%s': the value is not a %snumber",
                             path, line_no, dpt_escape(tok, 0, buf, sizeof buf), ok < 0 ? "finite " : "");
         prev = (size_t)idx;
-        if (!d && prev > *dmax) {
-            int st = within_limit(path, line_no, r->len, prev, prev, max_bytes, err);
+        if (prev > dmax->index) {
+            widest next = { prev, line_no };
+            int st = d ? DPA_OK : within_limit(path, line_no, r->len, prev, &next, max_bytes, err);
             if (st) return st;
+            *dmax = next;
         }
-        if (prev > *dmax) *dmax = prev;
         if (v != 0.0 && entries_push(e, prev - 1, v) != DPA_OK)
             return dpt_fail(err, DPA_ENOMEM, "%s:%zu: out of memory", path, line_no);
     }
-    int st = within_limit(path, line_no, r->len, d ? d : (*dmax ? *dmax : 1), 0, max_bytes, err);
+    int st = d ? within_limit(path, line_no, r->len, d, NULL, max_bytes, err)
+               : within_limit(path, line_no, r->len, dmax->index ? dmax->index : 1, dmax->index ? dmax : NULL,
+                              max_bytes, err);
     if (st) return st;
     if (rows_push(r, label, e->len) != DPA_OK)
         return dpt_fail(err, DPA_ENOMEM, "%s:%zu: out of memory", path, line_no);
@@ -162,7 +173,8 @@ int dpt_load_libsvm_max(const char *path, size_t d, uint64_t max_bytes, dpt_data
     entries e = { 0 };
     rows r = { 0 };
     char *line = NULL;
-    size_t line_cap = 0, line_no = 0, dmax = 0;
+    size_t line_cap = 0, line_no = 0;
+    widest dmax = { 0, 0 };
     int status = DPA_OK;
     for (;;) {
         errno = 0;
@@ -188,11 +200,11 @@ int dpt_load_libsvm_max(const char *path, size_t d, uint64_t max_bytes, dpt_data
     fclose(f);
     if (status == DPA_OK && r.len == 0)
         status = dpt_fail(err, DPA_EINVAL, "%s: no examples in the file", name);
-    if (status == DPA_OK && !d && dmax == 0)
+    if (status == DPA_OK && !d && dmax.index == 0)
         status = dpt_fail(err, DPA_EINVAL,
                           "%s: no feature index anywhere in the file; give the dimension d", name);
     if (status == DPA_OK) {
-        status = dpt_dataset_alloc_max(out, r.len, d ? d : dmax, max_bytes, name, err);
+        status = dpt_dataset_alloc_max(out, r.len, d ? d : dmax.index, max_bytes, name, err);
         if (status == DPA_OK) {
             size_t width = out->d;
             for (size_t i = 0, k = 0; i < r.len; i++) {
