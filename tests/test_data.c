@@ -1,7 +1,8 @@
 /*
  * test_data.c - libdptrain's data layer: the CSV, libsvm and IDX loaders
  * (values and error messages, with the files written here), the seeded
- * split, standardisation, target scaling and the synthetic ReLU data.
+ * split, standardisation, target scaling and the synthetic ReLU data; the
+ * limit on the dense data and the escaping of echoed input in messages.
  * Expected values are written down by hand or computed from the defining
  * formulas, never taken from an earlier run of the code.
  */
@@ -964,6 +965,247 @@ START_TEST(synthetic_parse_keys)
 }
 END_TEST
 
+/* ---- limits and escaped messages (issue 17) -------------------------------- */
+
+/* A message is one printable line: no control byte anywhere. */
+static void assert_one_line(const char *m)
+{
+    ck_assert_msg(m[0] != '\0', "an empty message");
+    for (const unsigned char *p = (const unsigned char *)m; *p; p++)
+        ck_assert_msg(*p >= 0x20 && *p != 0x7F, "control byte 0x%02x in '%s'", (unsigned)*p, m);
+}
+
+static void escaped_is(const char *text, unsigned flags, size_t size, const char *want)
+{
+    char buf[128];
+    ck_assert_uint_le(size, sizeof buf);
+    memset(buf, 'Z', sizeof buf);
+    ck_assert_ptr_eq(dpt_escape(text, flags, buf, size), buf);
+    ck_assert_msg(strcmp(buf, want) == 0, "escaped '%s', want '%s'", buf, want);
+    ck_assert_uint_lt(strlen(buf), size);
+}
+
+START_TEST(escape_for_messages)
+{
+    /* the escapes, written out by hand */
+    escaped_is("plain text", 0, 64, "plain text");
+    escaped_is("a\nb\tc\rd\\e", 0, 64, "a\\nb\\tc\\rd\\\\e");
+    escaped_is("\x01\x1b[31m\x7f", 0, 64, "\\x01\\x1b[31m\\x7f");
+    escaped_is("caf\xc3\xa9 \xf0\x9f\x98\x80", 0, 64, "caf\xc3\xa9 \xf0\x9f\x98\x80");   /* valid UTF-8 kept */
+    escaped_is("\xff", 0, 64, "\\xff");                          /* not UTF-8 */
+    escaped_is("a\xc3", 0, 64, "a\\xc3");                        /* truncated sequence */
+    escaped_is("\xc0\xaf", 0, 64, "\\xc0\\xaf");                 /* overlong '/' */
+    escaped_is("\xed\xa0\x80", 0, 64, "\\xed\\xa0\\x80");        /* a surrogate */
+    escaped_is("a\xc2\x85" "b", 0, 64, "a\\xc2\\x85b");          /* NEL, a C1 control */
+    escaped_is("\xe2\x80\xa8", 0, 64, "\\xe2\\x80\\xa8");        /* LINE SEPARATOR */
+    escaped_is("\xe2\x80\xae", 0, 64, "\\xe2\\x80\\xae");        /* RIGHT-TO-LEFT OVERRIDE */
+    escaped_is(NULL, 0, 64, "(null)");
+    /* cut with "...", at the end or (paths) at the start, never inside an escape
+     * or a UTF-8 character */
+    escaped_is("abcdefghij", 0, 8, "abcd...");
+    escaped_is("abcdefghij", DPT_ESCAPE_TAIL, 8, "...ghij");
+    escaped_is("abcdefg", 0, 8, "abcdefg");
+    escaped_is("ab\ncd", 0, 7, "ab\\ncd");
+    escaped_is("ab\ncd", 0, 6, "ab...");
+    escaped_is("ab\ncd", DPT_ESCAPE_TAIL, 6, "...cd");
+    escaped_is("\xc3\xa9\xc3\xa9\xc3\xa9", 0, 6, "\xc3\xa9...");
+    escaped_is("abcdef", 0, 3, "ab");           /* no room for the mark */
+    escaped_is("abcdef", 0, 1, "");
+    /* every byte alone, and a long run of them: one printable line that fits */
+    char text[256], buf[40];
+    for (int c = 1; c < 256; c++) {
+        text[0] = (char)c;
+        text[1] = '\0';
+        assert_one_line(dpt_escape(text, 0, buf, sizeof buf));
+    }
+    text[255] = '\0';
+    for (int k = 0; k < 255; k++) text[k] = (char)(k + 1);
+    for (unsigned flags = 0; flags < 2; flags++) {
+        assert_one_line(dpt_escape(text, flags, buf, sizeof buf));
+        ck_assert_uint_le(strlen(buf), sizeof buf - 1);
+        ck_assert_ptr_nonnull(strstr(buf, "..."));
+    }
+}
+END_TEST
+
+/* The loaders echo what they read escaped, on one line. */
+START_TEST(loaders_escape_echoes)
+{
+    dpt_dataset ds;
+    dpa_error err = { 0 };
+    const char *p = write_text("esc.svm", "1 1:1\n1 2:\x1b[31mred\n");
+    ck_assert_int_eq(dpt_load_libsvm(p, 0, &ds, &err), DPA_EINVAL);
+    ASSERT_MESSAGE(err, "esc.svm:2:", "'2:\\x1b[31mred'");
+    assert_one_line(err.message);
+    p = write_text("esc.csv", "a,b,y\n1,2,3\n1,\a,3\n");
+    ck_assert_int_eq(dpt_load_csv(p, NULL, &ds, &err), DPA_EINVAL);
+    ASSERT_MESSAGE(err, "esc.csv:3:", "field 2 ('\\x07')");
+    assert_one_line(err.message);
+    ck_assert_int_eq(dpt_load_csv(p, "y\nz", &ds, &err), DPA_EINVAL);
+    ASSERT_MESSAGE(err, "esc.csv:1:", "no column named 'y\\nz'");
+    assert_one_line(err.message);
+    /* a path with a newline, and a long token cut */
+    p = write_text("new\nline.svm", "1 0:1\n");
+    ck_assert_int_eq(dpt_load_libsvm(p, 0, &ds, &err), DPA_EINVAL);
+    ASSERT_MESSAGE(err, "new\\nline.svm:1:", "index 0");
+    assert_one_line(err.message);
+    char line[300] = "1 ";
+    memset(line + 2, 'x', 250);
+    strcpy(line + 252, "\n");
+    p = write_text("long.svm", line);
+    ck_assert_int_eq(dpt_load_libsvm(p, 0, &ds, &err), DPA_EINVAL);
+    ASSERT_MESSAGE(err, "long.svm:1:", "malformed token 'xxx", "...'");
+    assert_one_line(err.message);
+    /* the specs */
+    dpt_synthetic_spec s;
+    ck_assert_int_eq(dpt_synthetic_parse("n=1\n00", &s, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "'1\\n00'"));
+    assert_one_line(err.message);
+    ck_assert_int_eq(dpt_synthetic_parse("n=5,\x1b=1", &s, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "unknown key '\\x1b'"));
+    assert_one_line(err.message);
+    dpt_sparse_spec sp;
+    ck_assert_int_eq(dpt_sparse_parse("s=\t\r", &sp, &err), DPA_EINVAL);
+    assert_one_line(err.message);
+}
+END_TEST
+
+/* libsvm: the inferred dimension times the rows is checked as each line is
+ * read, so a huge index is refused at its line before any allocation of its
+ * size (a 32-byte file asked for 4 x 10^8 doubles, 3.2 GB, before). */
+START_TEST(libsvm_limit)
+{
+    dpt_dataset ds;
+    dpa_error err = { 0 };
+    const char *p = write_text("huge.svm", "1 1:1\n0 100000000:1\n1 2:1\n0 3:1\n");
+    ck_assert_int_eq(dpt_load_libsvm(p, 0, &ds, &err), DPA_EINVAL);
+    /* 2 x 10^8 doubles (1.49 GiB) pass the default 2 GiB, the third row not */
+    ASSERT_MESSAGE(err, "huge.svm:3 (feature index 100000000 on line 2)", "3 x 100000000 doubles (2.24 GiB)",
+                   "exceed the 2 GiB data limit", "--max-data-size");
+    assert_one_line(err.message);
+    assert_zeroed(&ds);
+
+    /* the boundary, exactly: rows x 1000 features x 8 bytes */
+    p = write_text("lim.svm", "1 1:1\n0 1000:1\n1 2:1\n");
+    dpt_load_options o = { .format = "libsvm", .max_bytes = 16000 };
+    ck_assert_int_eq(dpt_load(p, &o, &ds, &err), DPA_EINVAL);
+    ASSERT_MESSAGE(err, "lim.svm:3 (feature index 1000 on line 2)", "3 x 1000 doubles", "15.6 KiB");
+    assert_zeroed(&ds);
+    o.max_bytes = 15999;
+    ck_assert_int_eq(dpt_load(p, &o, &ds, &err), DPA_EINVAL);
+    ASSERT_MESSAGE(err, "lim.svm:2: feature index 1000:", "2 x 1000 doubles");
+    o.max_bytes = 24000;
+    ck_assert_msg(dpt_load(p, &o, &ds, &err) == DPA_OK, "%s", err.message);
+    ck_assert_uint_eq(ds.n, 3);
+    ck_assert_uint_eq(ds.d, 1000);
+    ck_assert_double_eq(ds.x[1 * 1000 + 999], 1.0);
+    dpt_dataset_free(&ds);
+    /* with the dimension given, the rows are checked against it */
+    o.d = 1000;
+    o.max_bytes = 15999;
+    ck_assert_int_eq(dpt_load(p, &o, &ds, &err), DPA_EINVAL);
+    ASSERT_MESSAGE(err, "lim.svm:2:", "2 x 1000 doubles");
+}
+END_TEST
+
+/* CSV: the header's width and then the rows as they come. */
+START_TEST(csv_limit)
+{
+    dpt_dataset ds;
+    dpa_error err = { 0 };
+    const char *p = write_text("lim.csv", "a,b,y\n1,2,3\n4,5,6\n7,8,9\n1,1,1\n2,2,2\n");
+    dpt_load_options o = { .format = "csv", .max_bytes = 80 };     /* 5 rows of 2 features */
+    ck_assert_msg(dpt_load(p, &o, &ds, &err) == DPA_OK, "%s", err.message);
+    ck_assert_uint_eq(ds.n, 5);
+    ck_assert_double_eq(ds.x[9], 2.0);
+    dpt_dataset_free(&ds);
+    o.max_bytes = 79;
+    ck_assert_int_eq(dpt_load(p, &o, &ds, &err), DPA_EINVAL);
+    ASSERT_MESSAGE(err, "lim.csv:6:", "5 x 2 doubles (80 bytes) exceed the 79 bytes data limit");
+    assert_zeroed(&ds);
+    o.max_bytes = 15;
+    ck_assert_int_eq(dpt_load(p, &o, &ds, &err), DPA_EINVAL);
+    ASSERT_MESSAGE(err, "lim.csv:1: the header's 3 columns", "1 x 2 doubles");
+    assert_zeroed(&ds);
+}
+END_TEST
+
+/* IDX: the header's sizes against the limit, and a plain file shorter than
+ * its header says is refused before the declared data are allocated. */
+START_TEST(idx_limit)
+{
+    unsigned char img[64], lab[32];
+    size_t ni = images_file(img, 0x00000803u, 3, 2, 2, 12);
+    size_t nl = labels_file(lab, 0x00000801u, 3, label_bytes, 3);
+    const char *pi = write_bytes("l-images.idx", img, ni);
+    const char *pl = write_bytes("l-labels.idx", lab, nl);
+    dpt_dataset ds;
+    dpa_error err = { 0 };
+    dpt_load_options o = { .format = "idx", .labels = pl, .max_bytes = 96 };   /* 3 x 4 doubles */
+    ck_assert_msg(dpt_load(pi, &o, &ds, &err) == DPA_OK, "%s", err.message);
+    assert_tiny_idx(&ds);
+    dpt_dataset_free(&ds);
+    o.max_bytes = 95;
+    ck_assert_int_eq(dpt_load(pi, &o, &ds, &err), DPA_EINVAL);
+    ASSERT_MESSAGE(err, "l-images.idx", "3 images of 2 x 2 pixels", "3 x 4 doubles (96 bytes)");
+    assert_zeroed(&ds);
+    /* a 16-byte file declaring Fashion-MNIST's 60000 images of 28 x 28 */
+    size_t nh = images_file(img, 0x00000803u, 60000, 28, 28, 0);
+    size_t nlh = labels_file(lab, 0x00000801u, 60000, label_bytes, 0);
+    o.labels = write_bytes("h-labels.idx", lab, nlh);
+    o.max_bytes = 0;
+    ck_assert_int_eq(dpt_load(write_bytes("h-images.idx", img, nh), &o, &ds, &err), DPA_EINVAL);
+    ASSERT_MESSAGE(err, "h-images.idx", "truncated: the header declares 47040000 bytes of pixels, the file holds 0");
+    assert_zeroed(&ds);
+    /* an unknown format */
+    o.format = "tsv";
+    ck_assert_int_eq(dpt_load(pi, &o, &ds, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "'tsv'"));
+}
+END_TEST
+
+/* The generators: sizes that are no size are refused when parsed, a size
+ * above the limit when checked or generated (the limit can be raised in
+ * between), at the byte. */
+START_TEST(synthetic_limit)
+{
+    dpt_synthetic_spec s;
+    dpa_error err = { 0 };
+    ck_assert_int_eq(dpt_synthetic_parse("n=18446744073709551615,d=18446744073709551615", &s, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "synthetic: n*d = 18446744073709551615*18446744073709551615"));
+    ck_assert_ptr_nonnull(strstr(err.message, "exceeds the addressable size"));
+    ck_assert_int_eq(dpt_synthetic_parse("n=1000000,d=100000", &s, &err), DPA_OK);
+    ck_assert_int_eq(dpt_synthetic_check(&s, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "1000000 x 100000 doubles (745 GiB) exceed the 2 GiB data limit"));
+    dpt_dataset ds;
+    double w[8];
+    ck_assert_int_eq(dpt_synthetic(&s, &ds, NULL, &err), DPA_EINVAL);
+    assert_zeroed(&ds);
+    s.max_bytes = UINT64_C(1) << 40;
+    ck_assert_int_eq(dpt_synthetic_check(&s, &err), DPA_OK);
+    ck_assert_int_eq(dpt_synthetic_parse("n=4,d=8", &s, &err), DPA_OK);
+    s.max_bytes = 255;
+    ck_assert_int_eq(dpt_synthetic(&s, &ds, w, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "4 x 8 doubles (256 bytes)"));
+    s.max_bytes = 256;
+    ck_assert_msg(dpt_synthetic(&s, &ds, w, &err) == DPA_OK, "%s", err.message);
+    ck_assert_uint_eq(ds.n * ds.d, 32);
+    dpt_dataset_free(&ds);
+
+    dpt_sparse_spec sp;
+    ck_assert_int_eq(dpt_sparse_parse("n=4294967296,d=4294967296,s=1", &sp, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "exceeds the addressable size"));
+    ck_assert_int_eq(dpt_sparse_parse("n=4,d=8,s=2", &sp, &err), DPA_OK);
+    sp.max_bytes = 255;
+    ck_assert_int_eq(dpt_sparse_generate(&sp, &ds, NULL, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "sparse synthetic: 4 x 8 doubles (256 bytes) exceed"));
+    assert_zeroed(&ds);
+    sp.max_bytes = 256;
+    ck_assert_msg(dpt_sparse_generate(&sp, &ds, NULL, &err) == DPA_OK, "%s", err.message);
+    dpt_dataset_free(&ds);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("data");
@@ -986,6 +1228,12 @@ int main(void)
     tcase_add_test(tc, synthetic_rademacher_exact);
     tcase_add_test(tc, synthetic_reproducible_and_noisy);
     tcase_add_test(tc, synthetic_parse_keys);
+    tcase_add_test(tc, escape_for_messages);
+    tcase_add_test(tc, loaders_escape_echoes);
+    tcase_add_test(tc, libsvm_limit);
+    tcase_add_test(tc, csv_limit);
+    tcase_add_test(tc, idx_limit);
+    tcase_add_test(tc, synthetic_limit);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -73,6 +73,11 @@ int cls_check(size_t n, const dpt_cls_options *opt, dpa_error *err)
     if (opt->algorithm == DPT_CLS_NOISY_CGD && opt->schedule != DPT_SCHEDULE_CONSTANT)
         return dpt_fail(err, DPA_EINVAL, "dptrain: NoisyCGD's hidden-state bound needs a constant step (no schedule)");
     if (opt->epochs < 1) return dpt_fail(err, DPA_EINVAL, "dptrain: epochs must be at least 1");
+    /* the steps (at most E n) must be counted exactly, in uint64_t and in
+     * the double of cls_sgd_steps: an overflowed count would account for
+     * fewer steps than are run */
+    if (opt->epochs > (UINT64_C(1) << 53) / n)
+        return dpt_fail(err, DPA_EINVAL, "dptrain: %" PRIu64 " epochs of %zu examples exceed 2^53 steps", opt->epochs, n);
     if (opt->batch_size < 1 || opt->batch_size > n)
         return dpt_fail(err, DPA_EINVAL, "dptrain: the batch size must lie in [1, %zu], got %zu", n, opt->batch_size);
     if (!(opt->clip > 0.0))

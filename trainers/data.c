@@ -37,6 +37,19 @@ int dpt_dataset_alloc(dpt_dataset *ds, size_t n, size_t d, dpa_error *err)
     return DPA_OK;
 }
 
+int dpt_load(const char *path, const dpt_load_options *opt, dpt_dataset *out, dpa_error *err)
+{
+    if (!opt) return dpt_fail(err, DPA_EINVAL, "load: NULL options");
+    const char *fmt = opt->format ? opt->format : opt->labels ? "idx" : "csv";
+    if (strcmp(fmt, "idx") == 0) return dpt_load_idx_max(path, opt->labels, opt->max_bytes, out, err);
+    if (strcmp(fmt, "libsvm") == 0) return dpt_load_libsvm_max(path, opt->d, opt->max_bytes, out, err);
+    if (strcmp(fmt, "csv") == 0) return dpt_load_csv_max(path, opt->target, opt->max_bytes, out, err);
+    if (out) memset(out, 0, sizeof *out);
+    char shown[48];
+    return dpt_fail(err, DPA_EINVAL, "load: unknown format '%s' (csv, libsvm or idx)",
+                    dpt_escape(fmt, 0, shown, sizeof shown));
+}
+
 void dpt_dataset_free(dpt_dataset *ds)
 {
     if (!ds) return;
@@ -77,6 +90,8 @@ int dpt_split(const dpt_dataset *all, double test_fraction, unsigned long seed, 
                         test_fraction, n, n_test == 0 ? "the test" : "the training");
     size_t n_train = n - n_test;
 
+    /* n indices fit: n * d doubles did, d >= 1; and each part is no larger
+     * than `all` */
     size_t *perm = malloc(n * sizeof *perm);
     if (!perm) return dpt_fail(err, DPA_ENOMEM, "split: cannot allocate %zu indices", n);
     for (size_t i = 0; i < n; i++) perm[i] = i;

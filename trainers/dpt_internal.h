@@ -23,11 +23,35 @@
  * `status`, so that `return dpt_fail(err, DPA_EINVAL, "...")` reads well. */
 DPT_HIDDEN int dpt_fail(dpa_error *err, int status, const char *fmt, ...) DPT_PRINTF(3, 4);
 
-/* `path` shortened for an error message: the messages are at most
- * DPA_ERROR_MESSAGE_SIZE bytes, and the line number and reason after the
- * file name must survive, so a long path keeps only its last `keep` bytes
- * behind "...".  Writes into buf (size bytes) and returns buf. */
+/* `path` for an error message: escaped (dpt_escape), and since the
+ * messages are at most DPA_ERROR_MESSAGE_SIZE bytes and the line number and
+ * reason after the file name must survive, a long path keeps only its last
+ * `keep` bytes behind "...".  Writes into buf (size bytes) and returns buf. */
 DPT_HIDDEN const char *dpt_short_path(const char *path, size_t keep, char *buf, size_t size);
+
+/* A byte count for a message: "512 bytes", "1.5 KiB", "763 MiB", "2 GiB". */
+DPT_HIDDEN const char *dpt_bytes_text(double bytes, char *buf, size_t size);
+
+/* max_bytes, or DPT_MAX_DATA_BYTES_DEFAULT when it is 0. */
+DPT_HIDDEN uint64_t dpt_data_limit(uint64_t max_bytes);
+
+/* Whether n x d doubles can be allocated as a dataset under the limit
+ * max_bytes (0: the default): DPA_OK, or DPA_EINVAL with a message that
+ * starts with `who` and gives n, d, the bytes and the limit (n * d
+ * overflowing the addressable size is said so).  The arithmetic is exact
+ * (checked before any product). */
+DPT_HIDDEN int dpt_check_data_size(size_t n, size_t d, uint64_t max_bytes, const char *who, dpa_error *err);
+
+/* dpt_dataset_alloc after dpt_check_data_size. */
+DPT_HIDDEN int dpt_dataset_alloc_max(dpt_dataset *ds, size_t n, size_t d, uint64_t max_bytes, const char *who,
+                                     dpa_error *err);
+
+/* The loaders with a limit on the data (dpt_load_options.max_bytes). */
+DPT_HIDDEN int dpt_load_csv_max(const char *path, const char *target, uint64_t max_bytes, dpt_dataset *out,
+                                dpa_error *err);
+DPT_HIDDEN int dpt_load_libsvm_max(const char *path, size_t d, uint64_t max_bytes, dpt_dataset *out, dpa_error *err);
+DPT_HIDDEN int dpt_load_idx_max(const char *images, const char *labels, uint64_t max_bytes, dpt_dataset *out,
+                                dpa_error *err);
 
 /* A gsl_rng of type mt19937 seeded with `seed`, with GSL's aborting error
  * handler turned off first (as libdpacct does): NULL and DPA_ENOMEM in err
@@ -44,9 +68,6 @@ DPT_HIDDEN int dpt_event_epsilon(const char *method, const dpa_options *opt, dpa
  * sqrt(2 ln(1.25/delta)) / eps (Dwork & Roth 2014, Thm A.1), refused for
  * eps >= 1 where it is no guarantee. */
 DPT_HIDDEN int dpt_gaussian_multiplier(double eps, double delta, int classical, double *mult, dpa_error *err);
-
-/* A field for a message: at most 40 bytes of it, "..." when cut. */
-DPT_HIDDEN const char *dpt_shown(const char *field, char *buf, size_t size);
 
 /* The whole of `s` as a number: 1 and *out when it is a finite number, 0
  * when it is not a number (empty, trailing characters), -1 for NaN or an

@@ -16,7 +16,29 @@
 extern "C" {
 #endif
 
+/* ---- messages ---------------------------------------------------------------- */
+
+/* `text` (user input: an argument, a path, a field of a file) made fit to
+ * be echoed in a one-line message, into buf (size bytes, NUL-terminated;
+ * returns buf): a backslash is doubled, \n \r \t are written so, any
+ * other control byte, DEL, a byte that is not part of valid UTF-8, and the
+ * C1 controls, line/paragraph separators and bidirectional overrides are
+ * written \xNN (each byte), so the result is one printable line.  When it
+ * does not fit, it is cut at a character boundary and "..." marks the cut:
+ * at the end, or with DPT_ESCAPE_TAIL at the start (the end of a path is
+ * the informative part).  NULL text reads "(null)". */
+enum { DPT_ESCAPE_TAIL = 1 };
+const char *dpt_escape(const char *text, unsigned flags, char *buf, size_t size);
+
 /* ---- data ------------------------------------------------------------------ */
+
+/* The loaders and generators refuse (DPA_EINVAL, with the sizes and the
+ * limit in the message) data whose dense feature matrix, n x d doubles,
+ * would take more than a limit of bytes: 2 GiB unless raised (a max_bytes
+ * of 0 means this default).  Checked before the allocation, and while a
+ * file is read, so that no file, however small, makes them allocate more
+ * (a 14-byte libsvm line "1 100000000:1" asks for 10^8 features). */
+#define DPT_MAX_DATA_BYTES_DEFAULT (UINT64_C(2) << 30)
 
 /* n examples of d features, row-major (x[i * d + j]), and a target each. */
 typedef struct dpt_dataset {
@@ -51,6 +73,17 @@ int dpt_load_libsvm(const char *path, size_t d, dpt_dataset *out, dpa_error *err
  * agree, and that the files are not truncated. */
 int dpt_load_idx(const char *images, const char *labels, dpt_dataset *out, dpa_error *err);
 
+/* Any of the three, with a limit: the loaders above are dpt_load with
+ * max_bytes 0 (DPT_MAX_DATA_BYTES_DEFAULT). */
+typedef struct dpt_load_options {
+    const char *format;        /* "csv" (NULL: "idx" when labels is given, else "csv"), "libsvm" or "idx" */
+    const char *labels;        /* idx: the labels file */
+    const char *target;        /* csv: the target column (NULL: the last) */
+    size_t d;                  /* libsvm: the dimension (0: the largest index) */
+    uint64_t max_bytes;        /* the limit on n x d doubles (0: DPT_MAX_DATA_BYTES_DEFAULT) */
+} dpt_load_options;
+int dpt_load(const char *path, const dpt_load_options *opt, dpt_dataset *out, dpa_error *err);
+
 /* Seeded split: a uniformly random permutation (gsl_rng mt19937 seeded with
  * `seed`), the first round(test_fraction * n) examples to `test`, the rest to
  * `train`; test_fraction in [0, 1), and both parts non-empty unless the
@@ -84,12 +117,16 @@ typedef struct dpt_synthetic_spec {
     double noise;        /* label noise standard deviation, >= 0 */
     double wstar_norm;   /* > 0 */
     unsigned long seed;
+    uint64_t max_bytes;  /* the limit on n x d doubles (0: DPT_MAX_DATA_BYTES_DEFAULT; not a key of the text form) */
 } dpt_synthetic_spec;
 /* Defaults: n 500, d 1024, poly, decay 2, Rademacher, noise 0.1, |w*| 1, seed 1. */
 void dpt_synthetic_defaults(dpt_synthetic_spec *spec);
 /* "n=500,d=1024,spectrum=poly,decay=2,zeta=rademacher,noise=0.1,wstar=1,seed=1",
  * any subset in any order over the defaults; errors name the bad key or value. */
 int dpt_synthetic_parse(const char *text, dpt_synthetic_spec *spec, dpa_error *err);
+/* Checks a spec as dpt_synthetic does (the values, and n x d doubles
+ * within the limit), so that a caller can size w* before generating. */
+int dpt_synthetic_check(const dpt_synthetic_spec *spec, dpa_error *err);
 /* The data and, when wstar is not NULL, w* itself (d doubles). */
 int dpt_synthetic(const dpt_synthetic_spec *spec, dpt_dataset *out, double *wstar, dpa_error *err);
 
@@ -469,6 +506,7 @@ typedef struct dpt_sparse_spec {
     size_t wstar_support;      /* default 10 */
     double wstar_norm;         /* default 4 */
     unsigned long seed;        /* default 1 */
+    uint64_t max_bytes;        /* the limit on n x d doubles (0: DPT_MAX_DATA_BYTES_DEFAULT; not a key) */
 } dpt_sparse_spec;
 void dpt_sparse_defaults(dpt_sparse_spec *spec);
 /* "n=5000,d=2000,s=5,norm=1,zipf=1.1,values=gaussian,seed=3" over the defaults */

@@ -7,7 +7,9 @@
 
 #include "dptrain_cli.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,46 +28,115 @@ int usage_error(const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+int bad_value(const char *name, const char *expected, const char *text)
+{
+    char shown[SHOWN_SIZE];
+    return usage_error("--%s: expected %s, got '%s'", name, expected, dpt_escape(text, 0, shown, sizeof shown));
+}
+
 int parse_double(const char *name, const char *text, double lo, int lo_open, double hi, int hi_open, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(text, &end);
     if (end == text || *end || errno || !isfinite(v) || (lo_open ? !(v > lo) : !(v >= lo)) ||
-        (hi_open ? !(v < hi) : !(v <= hi)))
-        return usage_error("--%s: expected a number in %c%g, %g%c, got '%s'", name, lo_open ? '(' : '[', lo, hi,
-                           hi_open ? ')' : ']', text);
+        (hi_open ? !(v < hi) : !(v <= hi))) {
+        char expected[96];
+        snprintf(expected, sizeof expected, "a number in %c%g, %g%c", lo_open ? '(' : '[', lo, hi, hi_open ? ')' : ']');
+        return bad_value(name, expected, text);
+    }
     *out = v;
     return 0;
 }
 
-int parse_count(const char *name, const char *text, uint64_t lo, uint64_t *out)
+/* The whole of `text` as decimal digits: 1 and *out, 0 when it is not
+ * digits only, -1 when it is but does not fit 64 bits. */
+static int whole_number(const char *text, uint64_t *out)
 {
-    char *end;
+    size_t k = 0;
+    while (text[k] >= '0' && text[k] <= '9') k++;
+    if (k == 0 || text[k]) return 0;
     errno = 0;
-    if (text[0] == '-' || text[0] == '+' || text[0] == ' ') return usage_error("--%s: expected a whole number, got '%s'", name, text);
-    unsigned long long v = strtoull(text, &end, 10);
-    if (end == text || *end || errno || v < lo)
-        return usage_error("--%s: expected a whole number >= %llu, got '%s'", name, (unsigned long long)lo, text);
+    unsigned long long v = strtoull(text, NULL, 10);
+    if (errno == ERANGE || v > UINT64_MAX) return -1;
+    *out = (uint64_t)v;
+    return 1;
+}
+
+int parse_count(const char *name, const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    uint64_t v = 0;
+    int ok = whole_number(text, &v);
+    char shown[SHOWN_SIZE];
+    if (ok != 0 && (ok < 0 || v > hi))
+        return usage_error("--%s: at most %llu, got '%s'", name, (unsigned long long)hi,
+                           dpt_escape(text, 0, shown, sizeof shown));
+    if (ok == 0 || v < lo) {
+        char expected[64];
+        snprintf(expected, sizeof expected, "a whole number >= %llu", (unsigned long long)lo);
+        return bad_value(name, expected, text);
+    }
     *out = v;
     return 0;
 }
 
-/* One line on stderr: "dptrain: " and the library's message, whose own
- * "dptrain: " prefix (the trainers' messages carry it) is not repeated. */
+int parse_seed(const char *name, const char *text, unsigned long *out)
+{
+    uint64_t v;
+    int st = parse_count(name, text, 0, ULONG_MAX, &v);
+    if (!st) *out = (unsigned long)v;
+    return st;
+}
+
+int parse_data_size(const char *text, uint64_t *out)
+{
+    static const char units[] = "KMGT";
+    uint64_t v = 0;
+    size_t k = 0;
+    int huge = 0;
+    for (; text[k] >= '0' && text[k] <= '9'; k++) {
+        if (v > (UINT64_MAX - 9) / 10) huge = 1;
+        else v = 10 * v + (uint64_t)(text[k] - '0');
+    }
+    int shift = 0;          /* the suffix: one letter, either case */
+    if (k && text[k] && !text[k + 1]) {
+        const char *u = strchr(units, toupper((unsigned char)text[k]));
+        if (u) shift = 10 * (int)(u - units + 1);
+    }
+    if (!k || (text[k] && !shift) || (!huge && v == 0))
+        return bad_value("max-data-size", "a size of at least 1 byte, in bytes or with K, M, G or T (powers of 1024), "
+                         "e.g. 8G", text);
+    if (huge || v > CLI_MAX_DATA_SIZE >> shift) {
+        char shown[SHOWN_SIZE];
+        return usage_error("--max-data-size: at most %lluT, got '%s'", (unsigned long long)(CLI_MAX_DATA_SIZE >> 40),
+                           dpt_escape(text, 0, shown, sizeof shown));
+    }
+    *out = v << shift;
+    return 0;
+}
+
+int check_work(uint64_t epochs, size_t n)
+{
+    if (n && epochs > CLI_MAX_WORK / n)
+        return usage_error("--epochs: %llu epochs of %zu training examples are %.3g gradient evaluations, above the "
+                           "limit of %.0e", (unsigned long long)epochs, n, (double)epochs * (double)n,
+                           (double)CLI_MAX_WORK);
+    return 0;
+}
+
 int load_train_test(const char *data, const char *labels, const char *test_data, const char *test_labels,
-                    const char *format, const char *target, double test_fraction, unsigned long seed,
-                    dpt_dataset *train, dpt_dataset *test, dpa_error *err)
+                    const char *format, const char *target, uint64_t max_bytes, double test_fraction,
+                    unsigned long seed, dpt_dataset *train, dpt_dataset *test, dpa_error *err)
 {
     if (!test_data) {
         dpt_dataset all = { 0 };
-        int st = load_file(data, labels, format, target, &all, err);
+        int st = load_file(data, labels, format, target, max_bytes, &all, err);
         if (!st) st = dpt_split(&all, test_fraction, seed, train, test, err);
         dpt_dataset_free(&all);
         return st;
     }
-    int st = load_file(data, labels, format, target, train, err);
-    if (!st) st = load_file(test_data, test_labels, format, target, test, err);
+    int st = load_file(data, labels, format, target, max_bytes, train, err);
+    if (!st) st = load_file(test_data, test_labels, format, target, max_bytes, test, err);
     if (!st && test->d != train->d) {
         err->status = DPA_EINVAL;
         snprintf(err->message, sizeof err->message, "the test data has %zu features, the training data %zu", test->d,
@@ -75,11 +146,37 @@ int load_train_test(const char *data, const char *labels, const char *test_data,
     return st;
 }
 
+/* The message without a leading "dptrain: " (the trainers' messages carry
+ * it), or a sentence when a failure left none: never an empty line.  The
+ * messages escape what they echo; one that still holds a control byte
+ * (from a library that does not) is escaped whole, so it stays one line. */
+static const char *message_of(const dpa_error *err, char *buf, size_t size)
+{
+    const char *m = err ? err->message : "";
+    if (strncmp(m, "dptrain: ", 9) == 0) m += 9;
+    if (!*m) {
+        int status = err && err->status ? err->status : DPA_ENOMEM;
+        snprintf(buf, size, "failed without a message (status %d: %s)", status, dpa_strerror(status));
+        return buf;
+    }
+    for (const unsigned char *p = (const unsigned char *)m; *p; p++)
+        if (*p < 0x20 || *p == 0x7F) return dpt_escape(m, 0, buf, size);
+    return m;
+}
+
 void print_error(const dpa_error *err)
 {
-    const char *m = err->message;
-    if (strncmp(m, "dptrain: ", 9) == 0) m += 9;
-    fprintf(stderr, "dptrain: %s\n", m);
+    char buf[4 * DPA_ERROR_MESSAGE_SIZE];
+    fprintf(stderr, "dptrain: %s\n", message_of(err, buf, sizeof buf));
+}
+
+void print_option_error(const char *option, const char *prefix, const dpa_error *err)
+{
+    char buf[4 * DPA_ERROR_MESSAGE_SIZE];
+    const char *m = message_of(err, buf, sizeof buf);
+    size_t len = prefix ? strlen(prefix) : 0;
+    if (len && strncmp(m, prefix, len) == 0) m += len;
+    fprintf(stderr, "dptrain: %s: %s\n", option, m);
 }
 
 void progress_bar(void *ctx, uint64_t done, uint64_t total)
@@ -112,19 +209,32 @@ void print_version(void)
 }
 
 
-int parse_input_format(const char *text, const char **out)
+int parse_accountant(const char *text, const char **out)
 {
-    if (strcmp(text, "csv") && strcmp(text, "libsvm") && strcmp(text, "idx"))
-        return usage_error("--input-format: expected csv, libsvm or idx, got '%s'", text);
+    if (!dpa_accountant_summary(text)) {
+        char names[160] = "";
+        size_t len = 0;
+        for (const char *const *n = dpa_accountant_names(); n && *n && len < sizeof names; n++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", *n);
+        char expected[200];
+        snprintf(expected, sizeof expected, "one of %s", names);
+        return bad_value("accountant", expected, text);
+    }
     *out = text;
     return 0;
 }
 
-int load_file(const char *path, const char *labels, const char *format, const char *target, dpt_dataset *out,
-              dpa_error *err)
+int parse_input_format(const char *text, const char **out)
 {
-    const char *fmt = format ? format : labels ? "idx" : "csv";
-    if (strcmp(fmt, "idx") == 0) return dpt_load_idx(path, labels, out, err);
-    if (strcmp(fmt, "libsvm") == 0) return dpt_load_libsvm(path, 0, out, err);
-    return dpt_load_csv(path, target, out, err);
+    if (strcmp(text, "csv") && strcmp(text, "libsvm") && strcmp(text, "idx"))
+        return bad_value("input-format", "csv, libsvm or idx", text);
+    *out = text;
+    return 0;
+}
+
+int load_file(const char *path, const char *labels, const char *format, const char *target, uint64_t max_bytes,
+              dpt_dataset *out, dpa_error *err)
+{
+    dpt_load_options o = { .format = format, .labels = labels, .target = target, .max_bytes = max_bytes };
+    return dpt_load(path, &o, out, err);
 }

@@ -12,27 +12,78 @@
 
 enum { EXIT_LIB = 1, EXIT_USAGE = 2 };
 
+/* Upper limits of the count options, refused above with a usage error and
+ * listed in the --help texts and docs/dptrain.1.  They are far above any
+ * run the papers' experiments or a sensible study make, and are there to
+ * stop runaway work and the overflow of the products the counts enter:
+ * - epochs: 10^6 (the experiments use 1 to a few hundred); and, since an
+ *   epoch's work grows with the data, epochs x training examples (the
+ *   gradient evaluations, a GLMtron step or a per-example gradient each)
+ *   at most 10^10: Fashion-MNIST for 100 epochs is 6 10^6, and 10^10 steps
+ *   of d = 1000 features take hours;
+ * - sparse-sgd's --max-steps: 10^8 (each step costs O(d); the default is 10^5);
+ * - rows (batch sizes, estimating records, per-class counts): 10^9, more
+ *   than the rows of any data within the default data limit (2 GiB holds
+ *   2.7 10^8 rows of one feature), and the trainers refuse a batch larger
+ *   than the data anyway;
+ * - model sizes (classes, hyperplanes, widths, projections): 10^6 each (the
+ *   model's parameter count must in addition fit an int, see models.c);
+ * - sparse-mean's --sparsity and --measurements: 10^9 (compared with d);
+ * - --repeats: 10^6.
+ * All fit in 32 bits, so the casts to size_t are exact everywhere. */
+#define CLI_MAX_EPOCHS UINT64_C(1000000)
+#define CLI_MAX_WORK UINT64_C(10000000000)
+#define CLI_MAX_STEPS UINT64_C(100000000)
+#define CLI_MAX_ROWS UINT64_C(1000000000)
+#define CLI_MAX_UNITS UINT64_C(1000000)
+#define CLI_MAX_FEATURES UINT64_C(1000000000)
+#define CLI_MAX_REPEATS UINT64_C(1000000)
+/* --max-data-size: at most 1 PiB (a limit, not a promise of memory). */
+#define CLI_MAX_DATA_SIZE (UINT64_C(1) << 50)
+
+/* Room for an echoed value (dpt_escape cuts it with "..."). */
+enum { SHOWN_SIZE = 64 };
+
 /* "dptrain: " and the message on stderr; returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "--NAME: expected EXPECTED, got 'TEXT'" (TEXT escaped); EXIT_USAGE. */
+int bad_value(const char *name, const char *expected, const char *text);
 /* The whole of `text` as a number in the interval (open or closed ends),
  * else a usage error naming --name. */
 int parse_double(const char *name, const char *text, double lo, int lo_open, double hi, int hi_open, double *out);
-/* A whole number >= lo, else a usage error naming --name. */
-int parse_count(const char *name, const char *text, uint64_t lo, uint64_t *out);
+/* A whole number in [lo, hi] (decimal digits only), else a usage error
+ * naming --name (and the limit, when it is above hi). */
+int parse_count(const char *name, const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
+/* A seed: a whole number that fits an unsigned long. */
+int parse_seed(const char *name, const char *text, unsigned long *out);
+/* --max-data-size: bytes, or a number with K, M, G or T (powers of 1024),
+ * 1 byte to CLI_MAX_DATA_SIZE. */
+int parse_data_size(const char *text, uint64_t *out);
+/* epochs x n (the gradient evaluations) within CLI_MAX_WORK, else a usage
+ * error naming --epochs. */
+int check_work(uint64_t epochs, size_t n);
+/* A name of libdpacct's accountants into *out, else a usage error. */
+int parse_accountant(const char *text, const char **out);
 /* csv, libsvm or idx into *out, else a usage error. */
 int parse_input_format(const char *text, const char **out);
 /* Load `path` as `format` (csv, libsvm or idx; NULL: idx when `labels` is
- * given, else csv), with the IDX labels file or the CSV target column. */
-int load_file(const char *path, const char *labels, const char *format, const char *target, dpt_dataset *out,
-              dpa_error *err);
+ * given, else csv), with the IDX labels file or the CSV target column,
+ * refusing data above max_bytes (0: the library's default). */
+int load_file(const char *path, const char *labels, const char *format, const char *target, uint64_t max_bytes,
+              dpt_dataset *out, dpa_error *err);
 /* The training and test sets: `data` (and `test_data`, whose features must
  * match, when given) by load_file, else a seeded split of `data` at
  * test_fraction.  DPA_EINVAL (err set) for a mismatch or bad content. */
 int load_train_test(const char *data, const char *labels, const char *test_data, const char *test_labels,
-                    const char *format, const char *target, double test_fraction, unsigned long seed,
-                    dpt_dataset *train, dpt_dataset *test, dpa_error *err);
-/* One line on stderr for a library error. */
+                    const char *format, const char *target, uint64_t max_bytes, double test_fraction,
+                    unsigned long seed, dpt_dataset *train, dpt_dataset *test, dpa_error *err);
+/* One line on stderr for a library error (a failure that left no message
+ * is said so, with its status, rather than printed empty). */
 void print_error(const dpa_error *err);
+/* The same for an error about an option's value: "dptrain: --OPTION: "
+ * and the message, without its own `prefix` (e.g. "synthetic: ") if it
+ * starts with it. */
+void print_option_error(const char *option, const char *prefix, const dpa_error *err);
 /* The progress callback: ctx is a struct timespec of the start. */
 void progress_bar(void *ctx, uint64_t done, uint64_t total);
 /* dptrain's version, libdpacct's and the CBLAS linked. */

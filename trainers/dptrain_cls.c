@@ -23,6 +23,7 @@ typedef struct {
     double test_fraction, feature_scale;
     int standardize, json, progress, per_epoch, delta_auto, have_epsilon, have_delta;
     size_t classes;
+    uint64_t max_bytes;
     dpt_model_spec model;
     dpt_cls_options opt;
 } cls_args;
@@ -50,11 +51,14 @@ static void cls_help(void)
            "  --test-fraction X      held-out share when there is no test set (default 0.2)\n"
            "  --feature-scale S      divide the features by S (default 1; IDX pixels are read as value/255)\n"
            "  --standardize          mean 0, std 1 from the training data (not privatised)\n"
-           "  --classes K            number of classes (default: largest label + 1)\n"
+           "  --classes K            number of classes (default: largest label + 1; at most 1000000)\n"
+           "  --max-data-size SIZE   refuse data whose n x d doubles exceed SIZE bytes (K, M, G, T:\n"
+           "                         powers of 1024; default 2G, at most 1024T), checked before allocating\n"
            "\nModel:\n"
            "  --model M              softmax (sgd's default), convex (ncgd's default) or relu\n"
-           "  --hyperplanes P        gates of the convex model (default 64)\n"
-           "  --width W              hidden units of the ReLU network (default 200)\n"
+           "  --hyperplanes P        gates of the convex model (default 64; at most 1000000)\n"
+           "  --width W              hidden units of the ReLU network (default 200; at most 1000000)\n"
+           "                         (and the model's parameters at most 2^31 - 1)\n"
            "  --model-seed S         gates and initial weights (default: --seed)\n"
            "\nPrivacy:\n"
            "  --epsilon E            target epsilon: calibrates sigma (or, with --match-epsilon, lambda)\n"
@@ -64,8 +68,10 @@ static void cls_help(void)
            "  --accountant NAME      sgd's accountant (default pld)\n"
            "  --no-noise             train without noise (not private)\n"
            "\nTraining:\n"
-           "  --epochs E             passes (default 1)\n"
-           "  --batch-size B         expected (sgd) or exact (ncgd) batch (default 1000)\n"
+           "  --epochs E             passes (default 1; at most 1000000, and epochs x training\n"
+           "                         examples at most 1e10)\n"
+           "  --batch-size B         expected (sgd) or exact (ncgd) batch (default 1000; at most the\n"
+           "                         training examples)\n"
            "  --learning-rate ETA    step size (default 0.1)\n"
            "  --schedule S           sgd: constant (default), step (--decay, --decay-epochs) or cosine\n"
            "  --decay F --decay-epochs N   the step schedule (defaults 0.5, 10)\n"
@@ -88,7 +94,7 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
     enum {
         O_DATA = 256, O_LABELS, O_INFMT, O_TARGET, O_TDATA, O_TLABELS, O_TESTFR, O_SCALE, O_STD, O_CLASSES, O_MODEL,
         O_P, O_W, O_MSEED, O_EPS, O_DELTA, O_NM, O_REL, O_ACC, O_NONOISE, O_EPOCHS, O_BATCH, O_LR, O_SCHED, O_DECAY,
-        O_DEPOCHS, O_CLIP, O_L2, O_ETAL, O_MATCH, O_SMOOTH, O_SEED, O_PEREPOCH, O_FORMAT, O_PROGRESS
+        O_DEPOCHS, O_CLIP, O_L2, O_ETAL, O_MATCH, O_SMOOTH, O_SEED, O_PEREPOCH, O_FORMAT, O_PROGRESS, O_MAXDATA
     };
     static const struct option longs[] = {
         { "data", 1, 0, O_DATA }, { "labels", 1, 0, O_LABELS }, { "input-format", 1, 0, O_INFMT },
@@ -102,13 +108,15 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         { "decay-epochs", 1, 0, O_DEPOCHS }, { "clip", 1, 0, O_CLIP }, { "l2", 1, 0, O_L2 },
         { "eta-lambda", 1, 0, O_ETAL }, { "match-epsilon", 0, 0, O_MATCH }, { "smoothness", 1, 0, O_SMOOTH },
         { "seed", 1, 0, O_SEED }, { "per-epoch", 0, 0, O_PEREPOCH }, { "format", 1, 0, O_FORMAT },
-        { "progress", 0, 0, O_PROGRESS }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+        { "progress", 0, 0, O_PROGRESS }, { "max-data-size", 1, 0, O_MAXDATA }, { "help", 0, 0, 'h' },
+        { 0, 0, 0, 0 },
     };
     opterr = 0;
     optind = 1;
     int c, st = 0, have_mseed = 0;
     uint64_t u;
-    while ((c = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
+    char shown[SHOWN_SIZE];
+    while ((c = getopt_long(argc, argv, "+:h", longs, NULL)) != -1) {
         switch (c) {
         case 'h': cls_help(); return -1;
         case O_DATA: a->data = optarg; break;
@@ -120,16 +128,16 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         case O_TESTFR: st = parse_double("test-fraction", optarg, 0.0, 0, 1.0, 1, &a->test_fraction); break;
         case O_SCALE: st = parse_double("feature-scale", optarg, 0.0, 1, INFINITY, 1, &a->feature_scale); break;
         case O_STD: a->standardize = 1; break;
-        case O_CLASSES: st = parse_count("classes", optarg, 2, &u); a->classes = (size_t)u; break;
+        case O_CLASSES: st = parse_count("classes", optarg, 2, CLI_MAX_UNITS, &u); a->classes = (size_t)u; break;
         case O_MODEL:
             if (strcmp(optarg, "softmax") == 0) a->model.kind = DPT_MODEL_SOFTMAX;
             else if (strcmp(optarg, "convex") == 0) a->model.kind = DPT_MODEL_CONVEX;
             else if (strcmp(optarg, "relu") == 0) a->model.kind = DPT_MODEL_RELU;
-            else return usage_error("--model: expected softmax, convex or relu, got '%s'", optarg);
+            else return bad_value("model", "softmax, convex or relu", optarg);
             break;
-        case O_P: st = parse_count("hyperplanes", optarg, 1, &u); a->model.hyperplanes = (size_t)u; break;
-        case O_W: st = parse_count("width", optarg, 1, &u); a->model.width = (size_t)u; break;
-        case O_MSEED: st = parse_count("model-seed", optarg, 0, &u); a->model.seed = (unsigned long)u; have_mseed = 1; break;
+        case O_P: st = parse_count("hyperplanes", optarg, 1, CLI_MAX_UNITS, &u); a->model.hyperplanes = (size_t)u; break;
+        case O_W: st = parse_count("width", optarg, 1, CLI_MAX_UNITS, &u); a->model.width = (size_t)u; break;
+        case O_MSEED: st = parse_seed("model-seed", optarg, &a->model.seed); have_mseed = 1; break;
         case O_EPS: st = parse_double("epsilon", optarg, 0.0, 1, INFINITY, 1, &a->opt.epsilon); a->have_epsilon = 1; break;
         case O_DELTA:
             a->have_delta = 1;
@@ -140,18 +148,18 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         case O_REL:
             if (strcmp(optarg, "replace-one") == 0) a->opt.relation = DPA_REPLACE_ONE;
             else if (strcmp(optarg, "add-remove") == 0) a->opt.relation = DPA_ADD_REMOVE;
-            else return usage_error("--relation: expected replace-one or add-remove, got '%s'", optarg);
+            else return bad_value("relation", "replace-one or add-remove", optarg);
             break;
-        case O_ACC: a->opt.accountant = optarg; break;
+        case O_ACC: st = parse_accountant(optarg, &a->opt.accountant); break;
         case O_NONOISE: a->opt.noise_off = 1; break;
-        case O_EPOCHS: st = parse_count("epochs", optarg, 1, &a->opt.epochs); break;
-        case O_BATCH: st = parse_count("batch-size", optarg, 1, &u); a->opt.batch_size = (size_t)u; break;
+        case O_EPOCHS: st = parse_count("epochs", optarg, 1, CLI_MAX_EPOCHS, &a->opt.epochs); break;
+        case O_BATCH: st = parse_count("batch-size", optarg, 1, CLI_MAX_ROWS, &u); a->opt.batch_size = (size_t)u; break;
         case O_LR: st = parse_double("learning-rate", optarg, 0.0, 1, INFINITY, 1, &a->opt.learning_rate); break;
         case O_SCHED:
             if (strcmp(optarg, "constant") == 0) a->opt.schedule = DPT_SCHEDULE_CONSTANT;
             else if (strcmp(optarg, "step") == 0) a->opt.schedule = DPT_SCHEDULE_STEP;
             else if (strcmp(optarg, "cosine") == 0) a->opt.schedule = DPT_SCHEDULE_COSINE;
-            else return usage_error("--schedule: expected constant, step or cosine, got '%s'", optarg);
+            else return bad_value("schedule", "constant, step or cosine", optarg);
             break;
         case O_DECAY: st = parse_double("decay", optarg, 0.0, 1, 1.0, 0, &a->opt.decay); break;
         case O_DEPOCHS: st = parse_double("decay-epochs", optarg, 0.0, 1, INFINITY, 1, &a->opt.decay_epochs); break;
@@ -160,20 +168,25 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         case O_ETAL: st = parse_double("eta-lambda", optarg, 0.0, 1, 1.0, 1, &a->opt.eta_lambda); break;
         case O_MATCH: a->opt.match_epsilon = 1; break;
         case O_SMOOTH: st = parse_double("smoothness", optarg, 0.0, 1, INFINITY, 1, &a->opt.smoothness); break;
-        case O_SEED: st = parse_count("seed", optarg, 0, &u); a->opt.seed = (unsigned long)u; break;
+        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); break;
+        case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
         case O_PEREPOCH: a->per_epoch = 1; break;
         case O_FORMAT:
             if (strcmp(optarg, "table") == 0) a->json = 0;
             else if (strcmp(optarg, "json") == 0) a->json = 1;
-            else return usage_error("--format: expected table or json, got '%s'", optarg);
+            else return bad_value("format", "table or json", optarg);
             break;
         case O_PROGRESS: a->progress = 1; break;
-        case ':': return usage_error("%s: needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option %s (see 'dptrain %s --help')", argv[optind - 1], argv[0]);
+        case ':': return usage_error("%s: needs a value", dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
+        default:
+            return usage_error("unknown option %s (see 'dptrain %s --help')",
+                               dpt_escape(argv[optind - 1], 0, shown, sizeof shown), argv[0]);
         }
         if (st) return st;
     }
-    if (optind < argc) return usage_error("unexpected argument '%s' (see 'dptrain %s --help')", argv[optind], argv[0]);
+    if (optind < argc)
+        return usage_error("unexpected argument '%s' (see 'dptrain %s --help')",
+                           dpt_escape(argv[optind], 0, shown, sizeof shown), argv[0]);
     if (!have_mseed) a->model.seed = a->opt.seed;
     return 0;
 }
@@ -277,9 +290,10 @@ int cls_command(int argc, char **argv)
     dpt_dataset train = { 0 }, test = { 0 };
     dpt_model *model = NULL;
     int rc = 0;
-    if ((st = load_train_test(a.data, a.labels, a.test_data, a.test_labels, a.input_format, a.target, a.test_fraction,
-                              a.opt.seed, &train, &test, &err)))
+    if ((st = load_train_test(a.data, a.labels, a.test_data, a.test_labels, a.input_format, a.target, a.max_bytes,
+                              a.test_fraction, a.opt.seed, &train, &test, &err)))
         goto fail;
+    if ((rc = check_work(a.opt.epochs, train.n))) goto done;
     double scale = a.feature_scale > 0.0 ? a.feature_scale : 1.0;
     scale_features(&train, scale);
     scale_features(&test, scale);
@@ -287,6 +301,13 @@ int cls_command(int argc, char **argv)
     double top = 0.0;   /* the classes seen in either set (a bad label is refused by the model) */
     for (size_t i = 0; i < train.n; i++) top = fmax(top, train.y[i]);
     for (size_t i = 0; i < test.n; i++) top = fmax(top, test.y[i]);
+    /* a label beyond any class count allowed is no class (and would not fit
+     * the conversion) */
+    if (!a.classes && !(top < (double)CLI_MAX_UNITS)) {
+        rc = usage_error("the largest label %g is not a class 0..%llu (see --classes)", top,
+                         (unsigned long long)CLI_MAX_UNITS - 1);
+        goto done;
+    }
     a.model.classes = a.classes ? a.classes : (size_t)top + 1;
     if (a.model.classes < 2) a.model.classes = 2;
     if (a.delta_auto) a.opt.delta = pow((double)train.n, -1.1);

@@ -61,6 +61,8 @@ static void print_help(void)
            "  --labels FILE          IDX labels file (plain or .gz)\n"
            "  --synthetic SPEC       n=500,d=1024,spectrum=poly|exp,decay=2,zeta=rademacher|gaussian,\n"
            "                         noise=0.1,wstar=1,seed=1 (any subset)\n"
+           "  --max-data-size SIZE   refuse data whose n x d doubles exceed SIZE bytes (K, M, G, T:\n"
+           "                         powers of 1024; default 2G, at most 1024T), checked before allocating\n"
            "  --test-fraction X      held-out share, 0 <= X < 1 (default 0.2)\n"
            "  --no-standardize       keep features as they are (default: mean 0, std 1 from train)\n"
            "  --scale-target         divide y by the largest |y| (seed 003's protocol)\n"
@@ -71,9 +73,11 @@ static void print_help(void)
            "  --accountant NAME      DP-SGD's accountant (default pld)\n"
            "  --no-shuffle-amplification   DP-GLMtron: do not count the secret shuffle\n"
            "\nTraining:\n"
-           "  --epochs E             passes over the data (default 1)\n"
+           "  --epochs E             passes over the data (default 1; at most 1000000, and epochs x\n"
+           "                         training examples at most 1e10)\n"
            "  --learning-rate ETA    step size (default 1e-2)\n"
-           "  --batch-size B         DP-MBGLMtron gradient records per batch; DP-SGD expected batch (default 32)\n"
+           "  --batch-size B         DP-MBGLMtron gradient records per batch; DP-SGD expected batch (default 32;\n"
+           "                         at most the training examples)\n"
            "  --estimate-size M      DP-MBGLMtron: estimating records per batch (default B/10 with --threshold\n"
            "                         private); --threshold histogram: the private estimating records, split\n"
            "                         off the training data (required)\n"
@@ -96,6 +100,7 @@ static void print_help(void)
            "  --init-scale S         start from w_0 ~ N(0, S^2/d I) (default 0: w_0 = 0, as the papers;\n"
            "                         the ReLU loss's gradient vanishes there, so (DP-)SGD needs S > 0)\n"
            "  --seed S               seed of the split, the shuffles, w_0 and the noise (default 1)\n"
+           "\nCounts are whole numbers; --batch-size and --estimate-size at most 1e9.\n"
            "\nOutput:\n"
            "  --format FMT           table (default) or json\n"
            "  --progress             progress bar on stderr even when it is not a terminal\n"
@@ -108,6 +113,7 @@ typedef struct {
     double test_fraction, public_fraction;
     int standardize, scale_target, json, progress;
     int delta_auto, have_epsilon, have_delta;
+    uint64_t max_bytes;
     dpt_glm_options opt;
 } args;
 
@@ -118,7 +124,8 @@ static int parse_args(int argc, char **argv, args *a)
     enum {
         O_DATA = 256, O_INFMT, O_TARGET, O_LABELS, O_SYNTH, O_TESTFR, O_NOSTD, O_SCALE, O_EPS, O_DELTA, O_NM,
         O_ACC, O_NOSHUF, O_EPOCHS, O_LR, O_BATCH, O_EST, O_THR, O_CLIP, O_PUBFR, O_ALPHA, O_TRH, O_C2, O_A,
-        O_UPS, O_GDELTA, O_C3, O_SEED, O_FORMAT, O_PROGRESS, O_VERSION, O_THEPS, O_HC1, O_LNOISE, O_TAILB, O_INIT
+        O_UPS, O_GDELTA, O_C3, O_SEED, O_FORMAT, O_PROGRESS, O_VERSION, O_THEPS, O_HC1, O_LNOISE, O_TAILB, O_INIT,
+        O_MAXDATA
     };
     static const struct option longs[] = {
         { "data", 1, 0, O_DATA }, { "input-format", 1, 0, O_INFMT }, { "target", 1, 0, O_TARGET },
@@ -132,12 +139,14 @@ static int parse_args(int argc, char **argv, args *a)
         { "upsilon", 1, 0, O_UPS }, { "grid-delta", 1, 0, O_GDELTA }, { "paper-c3", 1, 0, O_C3 },
         { "seed", 1, 0, O_SEED }, { "format", 1, 0, O_FORMAT }, { "progress", 0, 0, O_PROGRESS },
         { "threshold-epsilon", 1, 0, O_THEPS }, { "histogram-c1", 1, 0, O_HC1 }, { "label-noise", 1, 0, O_LNOISE },
-        { "tail-b", 1, 0, O_TAILB }, { "init-scale", 1, 0, O_INIT }, { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+        { "tail-b", 1, 0, O_TAILB }, { "init-scale", 1, 0, O_INIT }, { "max-data-size", 1, 0, O_MAXDATA },
+        { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
     };
     opterr = 0;
     int c, st = 0;
     uint64_t u;
-    while ((c = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
+    char shown[SHOWN_SIZE];
+    while ((c = getopt_long(argc, argv, "+:h", longs, NULL)) != -1) {
         switch (c) {
         case 'h': print_help(); return -1;
         case O_VERSION: print_version(); return -1;
@@ -156,18 +165,21 @@ static int parse_args(int argc, char **argv, args *a)
             else st = parse_double("delta", optarg, 0.0, 1, 1.0, 1, &a->opt.delta);
             break;
         case O_NM: st = parse_double("noise-multiplier", optarg, 0.0, 1, INFINITY, 1, &a->opt.noise_multiplier); break;
-        case O_ACC: a->opt.accountant = optarg; break;
+        case O_ACC: st = parse_accountant(optarg, &a->opt.accountant); break;
         case O_NOSHUF: a->opt.shuffle_amplification = 0; break;
-        case O_EPOCHS: st = parse_count("epochs", optarg, 1, &a->opt.epochs); break;
+        case O_EPOCHS: st = parse_count("epochs", optarg, 1, CLI_MAX_EPOCHS, &a->opt.epochs); break;
         case O_LR: st = parse_double("learning-rate", optarg, 0.0, 1, INFINITY, 1, &a->opt.learning_rate); break;
-        case O_BATCH: st = parse_count("batch-size", optarg, 1, &u); a->opt.batch_size = (size_t)u; break;
-        case O_EST: st = parse_count("estimate-size", optarg, 1, &u); a->opt.estimate_size = (size_t)u; break;
+        case O_BATCH: st = parse_count("batch-size", optarg, 1, CLI_MAX_ROWS, &u); a->opt.batch_size = (size_t)u; break;
+        case O_EST:
+            st = parse_count("estimate-size", optarg, 1, CLI_MAX_ROWS, &u);
+            a->opt.estimate_size = (size_t)u;
+            break;
         case O_THR:
             if (strcmp(optarg, "fixed") == 0) a->opt.clip_rule = DPT_CLIP_FIXED;
             else if (strcmp(optarg, "public") == 0) a->opt.clip_rule = DPT_CLIP_PUBLIC;
             else if (strcmp(optarg, "private") == 0) a->opt.clip_rule = DPT_CLIP_PRIVATE;
             else if (strcmp(optarg, "histogram") == 0) a->opt.clip_rule = DPT_CLIP_HISTOGRAM;
-            else return usage_error("--threshold: expected fixed, public, private or histogram, got '%s'", optarg);
+            else return bad_value("threshold", "fixed, public, private or histogram", optarg);
             break;
         case O_CLIP: st = parse_double("clip", optarg, 0.0, 1, INFINITY, 1, &a->opt.clip); break;
         case O_PUBFR: st = parse_double("public-fraction", optarg, 0.0, 1, 1.0, 1, &a->public_fraction); break;
@@ -185,19 +197,24 @@ static int parse_args(int argc, char **argv, args *a)
         case O_LNOISE: st = parse_double("label-noise", optarg, 0.0, 0, INFINITY, 1, &a->opt.label_noise); break;
         case O_TAILB: st = parse_double("tail-b", optarg, 0.0, 1, 1.0, 1, &a->opt.tail_b); break;
         case O_INIT: st = parse_double("init-scale", optarg, 0.0, 0, INFINITY, 1, &a->opt.init_scale); break;
-        case O_SEED: st = parse_count("seed", optarg, 0, &u); a->opt.seed = (unsigned long)u; break;
+        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); break;
+        case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
         case O_FORMAT:
             if (strcmp(optarg, "table") == 0) a->json = 0;
             else if (strcmp(optarg, "json") == 0) a->json = 1;
-            else return usage_error("--format: expected table or json, got '%s'", optarg);
+            else return bad_value("format", "table or json", optarg);
             break;
         case O_PROGRESS: a->progress = 1; break;
-        case ':': return usage_error("%s: needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option %s (see 'dptrain --help')", argv[optind - 1]);
+        case ':': return usage_error("%s: needs a value", dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
+        default:
+            return usage_error("unknown option %s (see 'dptrain --help')",
+                               dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
         }
         if (st) return st;
     }
-    if (optind < argc) return usage_error("unexpected argument '%s' (see 'dptrain --help')", argv[optind]);
+    if (optind < argc)
+        return usage_error("unexpected argument '%s' (see 'dptrain --help')",
+                           dpt_escape(argv[optind], 0, shown, sizeof shown));
     return 0;
 }
 
@@ -210,12 +227,19 @@ static int load_data(const args *a, dpt_dataset *all, double **wstar, dpa_error 
         dpt_synthetic_defaults(&spec);
         int st = dpt_synthetic_parse(a->synthetic, &spec, err);
         if (st) return st;
-        *wstar = malloc(spec.d * sizeof **wstar);
-        if (!*wstar) return DPA_ENOMEM;
+        spec.max_bytes = a->max_bytes;
+        /* the sizes (and the limit) checked before w* is allocated */
+        if ((st = dpt_synthetic_check(&spec, err))) return st;
+        *wstar = calloc(spec.d, sizeof **wstar);
+        if (!*wstar) {
+            err->status = DPA_ENOMEM;
+            snprintf(err->message, sizeof err->message, "synthetic: out of memory for w* (d = %zu)", spec.d);
+            return DPA_ENOMEM;
+        }
         return dpt_synthetic(&spec, all, *wstar, err);
     }
     const char *fmt = a->input_format ? a->input_format : "csv";
-    int st = load_file(a->data, a->labels, fmt, a->target, all, err);
+    int st = load_file(a->data, a->labels, fmt, a->target, a->max_bytes, all, err);
     if (!st && strcmp(fmt, "idx") == 0)   /* the regression target: the class as an ordinal in [0, 1] */
         for (size_t i = 0; i < all->n; i++) all->y[i] /= 9.0;
     return st;
@@ -240,7 +264,10 @@ int main(int argc, char **argv)
     size_t which = NUM_ALGORITHMS;
     for (size_t i = 0; i < NUM_ALGORITHMS; i++)
         if (strcmp(argv[1], algorithms[i].name) == 0) which = i;
-    if (which == NUM_ALGORITHMS) return usage_error("unknown algorithm '%s' (see 'dptrain --help')", argv[1]);
+    if (which == NUM_ALGORITHMS) {
+        char shown[SHOWN_SIZE];
+        return usage_error("unknown algorithm '%s' (see 'dptrain --help')", dpt_escape(argv[1], 0, shown, sizeof shown));
+    }
     args a = { .test_fraction = 0.2, .public_fraction = 0.1, .standardize = 1 };
     dpt_glm_defaults(&a.opt);
     a.opt.algorithm = algorithms[which].alg;
@@ -260,12 +287,14 @@ int main(int argc, char **argv)
     dpt_dataset all = { 0 }, train = { 0 }, test = { 0 }, pub = { 0 }, rest = { 0 }, est = { 0 };
     double *wstar = NULL;
     if ((st = load_data(&a, &all, &wstar, &err))) {
-        print_error(&err);
+        if (a.synthetic) print_option_error("--synthetic", "synthetic: ", &err);
+        else print_error(&err);
         free(wstar);
         return st == DPA_ENOMEM ? EXIT_LIB : EXIT_USAGE;
     }
     int rc = 0;
     if ((st = dpt_split(&all, a.test_fraction, a.opt.seed, &train, &test, &err))) goto fail_usage;
+    if ((rc = check_work(a.opt.epochs, train.n))) goto done;
     /* standardised with the training statistics (seed 003's protocol; the
      * papers do not privatise them, and neither is it done here) */
     if (a.standardize && !a.synthetic) dpt_standardize(&train, test.n ? &test : NULL);

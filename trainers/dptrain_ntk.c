@@ -29,6 +29,7 @@ typedef struct {
     double epsilon, delta;
     int have_epsilon, have_delta, have_eps_gsm, have_delta_gsm, have_eps_f, have_delta_f;
     int json, quiet;
+    uint64_t max_bytes;
     dpt_ntk_options opt;
 } ntk_args;
 
@@ -54,14 +55,16 @@ static void ntk_help(void)
            "  --test-fraction X        held-out share without a test set (default 0.2)\n"
            "  --train-per-class N      a seeded class-balanced subset: N training rows per class\n"
            "  --test-per-class N       the same for the test set\n"
-           "                           (labels are classes 0..C-1, C >= 2)\n"
+           "                           (labels are classes 0..C-1, C >= 2; N at most 1e9)\n"
+           "  --max-data-size SIZE     refuse data whose n x d doubles exceed SIZE bytes (K, M, G, T:\n"
+           "                           powers of 1024; default 2G, at most 1024T), checked before allocating\n"
            "\nModel:\n"
-           "  --width M                neurons m (default 256)\n"
+           "  --width M                neurons m (default 256; at most 1000000)\n"
            "  --weight-std S           std of the neuron weights (default 1)\n"
            "  --ridge LAMBDA           ridge lambda > 0 (default 1)\n"
            "  --row-norm B             every row scaled to norm B (default 1)\n"
            "  --project P              a public seeded Gaussian projection to P dimensions before\n"
-           "                           the scaling (default: none)\n"
+           "                           the scaling (default: none; at most 1000000)\n"
            "\nPrivacy:\n"
            "  --beta BETA              adjacency radius, 0 < beta <= 2B (default 1e-5)\n"
            "  --epsilon E              total epsilon, split evenly between the GSM and the\n"
@@ -70,7 +73,7 @@ static void ntk_help(void)
            "  --epsilon-gsm E --delta-gsm D             the GSM's share (override the split)\n"
            "  --epsilon-features E --delta-features D   the feature noise's share\n"
            "                           (delta-features at most 0.5)\n"
-           "  --samples K              GSM samples k (default: the largest admissible, k_max)\n"
+           "  --samples K              GSM samples k (default: the largest admissible, k_max; at most 2^53)\n"
            "  --non-private            the exact (non-private) kernel ridge regression\n"
            "  --no-feature-noise       ablation: the GSM only, rows released as they are\n"
            "                           (NOT private)\n"
@@ -87,7 +90,7 @@ static int parse_ntk_args(int argc, char **argv, ntk_args *a)
     enum {
         O_DATA = 256, O_LABELS, O_INFMT, O_TARGET, O_TDATA, O_TLABELS, O_TESTFR, O_TRAINPC, O_TESTPC, O_WIDTH,
         O_WSTD, O_RIDGE, O_ROWNORM, O_PROJECT, O_BETA, O_EPS, O_DELTA, O_EPSG, O_DELTAG, O_EPSF, O_DELTAF, O_SAMPLES,
-        O_NONPRIV, O_NOFEAT, O_SEED, O_JSON, O_QUIET, O_VERSION
+        O_NONPRIV, O_NOFEAT, O_SEED, O_JSON, O_QUIET, O_VERSION, O_MAXDATA
     };
     static const struct option longs[] = {
         { "data", 1, 0, O_DATA }, { "labels", 1, 0, O_LABELS }, { "input-format", 1, 0, O_INFMT },
@@ -99,13 +102,15 @@ static int parse_ntk_args(int argc, char **argv, ntk_args *a)
         { "epsilon-gsm", 1, 0, O_EPSG }, { "delta-gsm", 1, 0, O_DELTAG }, { "epsilon-features", 1, 0, O_EPSF },
         { "delta-features", 1, 0, O_DELTAF }, { "samples", 1, 0, O_SAMPLES }, { "non-private", 0, 0, O_NONPRIV },
         { "no-feature-noise", 0, 0, O_NOFEAT }, { "seed", 1, 0, O_SEED }, { "json", 0, 0, O_JSON },
-        { "quiet", 0, 0, O_QUIET }, { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+        { "quiet", 0, 0, O_QUIET }, { "version", 0, 0, O_VERSION }, { "max-data-size", 1, 0, O_MAXDATA },
+        { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
     };
     opterr = 0;
     optind = 1;
     int c, st = 0;
     uint64_t u;
-    while ((c = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
+    char shown[SHOWN_SIZE];
+    while ((c = getopt_long(argc, argv, "+:h", longs, NULL)) != -1) {
         switch (c) {
         case 'h': ntk_help(); return -1;
         case O_VERSION: print_version(); return -1;
@@ -116,19 +121,17 @@ static int parse_ntk_args(int argc, char **argv, ntk_args *a)
         case O_TDATA: a->test_data = optarg; break;
         case O_TLABELS: a->test_labels = optarg; break;
         case O_TESTFR: st = parse_double("test-fraction", optarg, 0.0, 1, 1.0, 1, &a->test_fraction); break;
-        case O_TRAINPC: st = parse_count("train-per-class", optarg, 1, &a->train_per_class); break;
-        case O_TESTPC: st = parse_count("test-per-class", optarg, 1, &a->test_per_class); break;
+        case O_TRAINPC: st = parse_count("train-per-class", optarg, 1, CLI_MAX_ROWS, &a->train_per_class); break;
+        case O_TESTPC: st = parse_count("test-per-class", optarg, 1, CLI_MAX_ROWS, &a->test_per_class); break;
         case O_WIDTH:
-            st = parse_count("width", optarg, 1, &u);
-            if (!st && u > 1000000) st = usage_error("--width: at most 1000000, got '%s'", optarg);
+            st = parse_count("width", optarg, 1, CLI_MAX_UNITS, &u);
             a->opt.width = (size_t)u;
             break;
         case O_WSTD: st = parse_double("weight-std", optarg, 0.0, 1, INFINITY, 1, &a->opt.weight_std); break;
         case O_RIDGE: st = parse_double("ridge", optarg, 0.0, 1, INFINITY, 1, &a->opt.ridge); break;
         case O_ROWNORM: st = parse_double("row-norm", optarg, 0.0, 1, INFINITY, 1, &a->opt.row_norm); break;
         case O_PROJECT:
-            st = parse_count("project", optarg, 1, &u);
-            if (!st && u > 1000000) st = usage_error("--project: at most 1000000, got '%s'", optarg);
+            st = parse_count("project", optarg, 1, CLI_MAX_UNITS, &u);
             a->opt.project = (size_t)u;
             break;
         case O_BETA: st = parse_double("beta", optarg, 0.0, 1, INFINITY, 1, &a->opt.beta); break;
@@ -151,21 +154,24 @@ static int parse_ntk_args(int argc, char **argv, ntk_args *a)
             a->have_delta_f = 1;
             break;
         case O_SAMPLES:
-            st = parse_count("samples", optarg, 1, &a->opt.samples);
-            if (!st && a->opt.samples > (UINT64_C(1) << 53))
-                st = usage_error("--samples: at most 2^53, got '%s'", optarg);
+            st = parse_count("samples", optarg, 1, UINT64_C(1) << 53, &a->opt.samples);
             break;
         case O_NONPRIV: a->opt.private_ = 0; break;
         case O_NOFEAT: a->opt.features_noise_off = 1; break;
-        case O_SEED: st = parse_count("seed", optarg, 0, &u); a->opt.seed = (unsigned long)u; break;
+        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); break;
+        case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
         case O_JSON: a->json = 1; break;
         case O_QUIET: a->quiet = 1; break;
-        case ':': return usage_error("%s: needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option %s (see 'dptrain ntk --help')", argv[optind - 1]);
+        case ':': return usage_error("%s: needs a value", dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
+        default:
+            return usage_error("unknown option %s (see 'dptrain ntk --help')",
+                               dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
         }
         if (st) return st;
     }
-    if (optind < argc) return usage_error("unexpected argument '%s' (see 'dptrain ntk --help')", argv[optind]);
+    if (optind < argc)
+        return usage_error("unexpected argument '%s' (see 'dptrain ntk --help')",
+                           dpt_escape(argv[optind], 0, shown, sizeof shown));
     /* --epsilon and --delta are totals split evenly between the two
      * mechanisms (basic composition, note 1.7); an explicit share wins. */
     if (a->have_epsilon) {
@@ -221,7 +227,8 @@ static int balanced_subset(dpt_dataset *ds, uint64_t per, unsigned long seed, co
                              (unsigned long long)per);
             goto done;
         }
-    if (C > SIZE_MAX / per || dpt_dataset_alloc(&sub, C * per, d, &err)) {
+    /* C per <= n rows (every class has per of them), so no overflow */
+    if (dpt_dataset_alloc(&sub, C * per, d, &err)) {
         print_error(&err);
         rc = EXIT_LIB;
         goto done;
@@ -314,8 +321,8 @@ int ntk_command(int argc, char **argv)
     dpt_dataset train = { 0 }, test = { 0 };
     dpt_ntk_model *model = NULL;
     int rc = 0;
-    if ((st = load_train_test(a.data, a.labels, a.test_data, a.test_labels, a.input_format, a.target, a.test_fraction,
-                              a.opt.seed, &train, &test, &err)))
+    if ((st = load_train_test(a.data, a.labels, a.test_data, a.test_labels, a.input_format, a.target, a.max_bytes,
+                              a.test_fraction, a.opt.seed, &train, &test, &err)))
         goto fail;
     if (a.train_per_class && (rc = balanced_subset(&train, a.train_per_class, a.opt.seed, "train"))) goto done;
     if (a.test_per_class && (rc = balanced_subset(&test, a.test_per_class, a.opt.seed + 1, "test"))) goto done;

@@ -26,7 +26,7 @@ typedef struct {
     const char *synthetic, *data, *input_format, *target;
     unsigned methods;
     int have_s, have_L, json, quiet;
-    uint64_t repeats;
+    uint64_t repeats, max_bytes;
     dpt_mean_options opt;
 } sm_args;
 
@@ -50,23 +50,25 @@ static void sm_help(void)
            "  --data FILE              rows from a file (the target column is ignored)\n"
            "  --input-format FMT       csv (default) or libsvm (the natural sparse format)\n"
            "  --target COL             the CSV column to ignore (default the last)\n"
+           "  --max-data-size SIZE     refuse data whose n x d doubles exceed SIZE bytes (K, M, G, T:\n"
+           "                           powers of 1024; default 2G, at most 1024T), checked before allocating\n"
            "\nMechanism:\n"
            "  --method M               projection (default), compressed, dense, or all (the\n"
            "                           three on the same data; compressed skipped at delta 0)\n"
-           "  --sparsity S             s (default: the synthetic spec's; required with --data)\n"
+           "  --sparsity S             s (default: the synthetic spec's; required with --data; at most d)\n"
            "  --norm L                 L (default: the synthetic spec's; required with --data)\n"
            "  --epsilon E              epsilon > 0 (default 1)\n"
            "  --delta D                delta in [0, 1) (default 1e-5; 0: Laplace noise)\n"
            "  --classical              Gaussian sigma = Delta sqrt(2 ln(1.25/delta))/eps (needs\n"
            "                           eps < 1) instead of the analytic calibration\n"
-           "  --measurements M         ME-2's m (default ceil(4 s ln(d/s)) in [2s, d])\n"
+           "  --measurements M         ME-2's m (default ceil(4 s ln(d/s)) in [2s, d]; at most d)\n"
            "  --rip                    ME-2's sensitivity from RIP(2s, 1/2) (factor 3/2) with\n"
            "                           its failure probability (Baraniuk et al. 2008, Thm 5.2)\n"
            "                           as a delta term; refused when that bound is >= delta,\n"
            "                           which is the case at practical sizes\n"
            "  --seed S                 noise (and ME-2's matrix) seed (default 1)\n"
            "  --repeats R              R independent draws (seeds S..S+R-1): the mean and\n"
-           "                           standard error of ||zhat - zbar||_2 (default 1)\n"
+           "                           standard error of ||zhat - zbar||_2 (default 1; at most 1000000)\n"
            "\nOutput:\n"
            "  --json                   a JSON object instead of the table\n"
            "  --quiet                  no progress bar on stderr\n"
@@ -78,7 +80,7 @@ static int parse_sm_args(int argc, char **argv, sm_args *a)
 {
     enum {
         O_SYN = 256, O_DATA, O_INFMT, O_TARGET, O_METHOD, O_S, O_L, O_EPS, O_DELTA, O_CLASSICAL, O_M, O_RIP, O_SEED,
-        O_REPEATS, O_JSON, O_QUIET, O_VERSION
+        O_REPEATS, O_JSON, O_QUIET, O_VERSION, O_MAXDATA
     };
     static const struct option longs[] = {
         { "synthetic", 1, 0, O_SYN }, { "data", 1, 0, O_DATA }, { "input-format", 1, 0, O_INFMT },
@@ -86,13 +88,15 @@ static int parse_sm_args(int argc, char **argv, sm_args *a)
         { "norm", 1, 0, O_L }, { "epsilon", 1, 0, O_EPS }, { "delta", 1, 0, O_DELTA },
         { "classical", 0, 0, O_CLASSICAL }, { "measurements", 1, 0, O_M }, { "rip", 0, 0, O_RIP },
         { "seed", 1, 0, O_SEED }, { "repeats", 1, 0, O_REPEATS }, { "json", 0, 0, O_JSON },
-        { "quiet", 0, 0, O_QUIET }, { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+        { "quiet", 0, 0, O_QUIET }, { "version", 0, 0, O_VERSION }, { "max-data-size", 1, 0, O_MAXDATA },
+        { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
     };
     opterr = 0;
     optind = 1;
     int c, st = 0;
     uint64_t u;
-    while ((c = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
+    char shown[SHOWN_SIZE];
+    while ((c = getopt_long(argc, argv, "+:h", longs, NULL)) != -1) {
         switch (c) {
         case 'h': sm_help(); return -1;
         case O_VERSION: print_version(); return -1;
@@ -100,7 +104,7 @@ static int parse_sm_args(int argc, char **argv, sm_args *a)
         case O_DATA: a->data = optarg; break;
         case O_INFMT:
             if (strcmp(optarg, "csv") != 0 && strcmp(optarg, "libsvm") != 0)
-                return usage_error("--input-format: expected csv or libsvm, got '%.40s'", optarg);
+                return bad_value("input-format", "csv or libsvm", optarg);
             a->input_format = optarg;
             break;
         case O_TARGET: a->target = optarg; break;
@@ -109,11 +113,10 @@ static int parse_sm_args(int argc, char **argv, sm_args *a)
             else if (strcmp(optarg, "compressed") == 0) a->methods = M_COMP;
             else if (strcmp(optarg, "dense") == 0) a->methods = M_DENSE;
             else if (strcmp(optarg, "all") == 0) a->methods = M_PROJ | M_COMP | M_DENSE;
-            else return usage_error("--method: expected projection, compressed, dense or all, got '%.40s'", optarg);
+            else return bad_value("method", "projection, compressed, dense or all", optarg);
             break;
         case O_S:
-            st = parse_count("sparsity", optarg, 1, &u);
-            if (!st && u > (uint64_t)1 << 40) st = usage_error("--sparsity: too large, got '%s'", optarg);
+            st = parse_count("sparsity", optarg, 1, CLI_MAX_FEATURES, &u);
             a->opt.sparsity = (size_t)u;
             a->have_s = 1;
             break;
@@ -122,25 +125,25 @@ static int parse_sm_args(int argc, char **argv, sm_args *a)
         case O_DELTA: st = parse_double("delta", optarg, 0.0, 0, 1.0, 1, &a->opt.delta); break;
         case O_CLASSICAL: a->opt.classical = 1; break;
         case O_M:
-            st = parse_count("measurements", optarg, 1, &u);
-            if (!st && u > (uint64_t)1 << 40) st = usage_error("--measurements: too large, got '%s'", optarg);
+            st = parse_count("measurements", optarg, 1, CLI_MAX_FEATURES, &u);
             a->opt.measurements = (size_t)u;
             break;
         case O_RIP: a->opt.rip_sensitivity = 1; break;
-        case O_SEED: st = parse_count("seed", optarg, 0, &u); a->opt.seed = (unsigned long)u; break;
-        case O_REPEATS:
-            st = parse_count("repeats", optarg, 1, &a->repeats);
-            if (!st && a->repeats > 1000000) st = usage_error("--repeats: at most 1000000, got '%s'", optarg);
-            break;
+        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); break;
+        case O_REPEATS: st = parse_count("repeats", optarg, 1, CLI_MAX_REPEATS, &a->repeats); break;
+        case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
         case O_JSON: a->json = 1; break;
         case O_QUIET: a->quiet = 1; break;
-        case ':': return usage_error("%s: needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option %s (see 'dptrain sparse-mean --help')", argv[optind - 1]);
+        case ':': return usage_error("%s: needs a value", dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
+        default:
+            return usage_error("unknown option %s (see 'dptrain sparse-mean --help')",
+                               dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
         }
         if (st) return st;
     }
     if (optind < argc)
-        return usage_error("unexpected argument '%s' (see 'dptrain sparse-mean --help')", argv[optind]);
+        return usage_error("unexpected argument '%s' (see 'dptrain sparse-mean --help')",
+                           dpt_escape(argv[optind], 0, shown, sizeof shown));
     if (!a->synthetic == !a->data)
         return usage_error("give exactly one of --synthetic SPEC and --data FILE (see 'dptrain sparse-mean --help')");
     if (a->data && (!a->have_s || !a->have_L))
@@ -266,12 +269,14 @@ int sparse_mean_command(int argc, char **argv)
     uint64_t total = 0, done_steps = 0;
     if (a.synthetic) {
         dpt_sparse_spec spec;
-        if ((st = dpt_sparse_parse(a.synthetic, &spec, &err))) goto fail;
+        if ((st = dpt_sparse_parse(a.synthetic, &spec, &err))) goto fail_synthetic;
         if (!a.have_s) a.opt.sparsity = spec.s;
         if (!a.have_L) a.opt.norm = spec.norm;
-        if ((st = dpt_sparse_generate(&spec, &ds, NULL, &err))) goto fail;
+        spec.max_bytes = a.max_bytes;
+        if ((st = dpt_sparse_generate(&spec, &ds, NULL, &err))) goto fail_synthetic;
     } else {
-        if ((st = load_file(a.data, NULL, a.input_format ? a.input_format : "csv", a.target, &ds, &err))) goto fail;
+        if ((st = load_file(a.data, NULL, a.input_format ? a.input_format : "csv", a.target, a.max_bytes, &ds, &err)))
+            goto fail;
     }
     if (a.opt.sparsity > ds.d) {
         rc = usage_error("--sparsity: s = %zu is above d = %zu", a.opt.sparsity, ds.d);
@@ -338,6 +343,10 @@ int sparse_mean_command(int argc, char **argv)
         r->secs = ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) / R;
     }
     print_report(&a, &ds, rows, nrows, skipped);
+    goto done;
+fail_synthetic:
+    print_option_error("--synthetic", "sparse synthetic: ", &err);
+    rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
     goto done;
 fail:
     if (done_steps && done_steps < total) fputc('\n', stderr); /* end the progress line */

@@ -28,7 +28,8 @@ typedef struct {
     int sgd;
     const char *cmd, *data, *input_format, *target, *synthetic;
     double test_fraction, lambda, epsilon, delta, norm, sensitivity_l1, learning_rate, noise, radius;
-    uint64_t sparsity, max_steps, batch_size, seed;
+    uint64_t sparsity, max_steps, batch_size, max_bytes;
+    unsigned long seed;
     int have_lambda, classical, dense, non_private, json, quiet;
     const char *only;          /* an option that belongs to the other subcommand */
 } sp_args;
@@ -60,11 +61,13 @@ static void sp_help(int sgd)
            "  --input-format FMT     libsvm or csv (default csv)\n"
            "  --target COL           CSV label column (default the last)\n"
            "  --test-fraction X      held-out share, 0 <= X < 1 (default 0.2)\n"
+           "  --max-data-size SIZE   refuse data whose n x d doubles exceed SIZE bytes (K, M, G, T:\n"
+           "                         powers of 1024; default 2G, at most 1024T), checked before allocating\n"
            "\nPrivacy:\n"
            "  --epsilon E            target epsilon (default 1)\n"
            "  --delta D              target delta (default 1e-5)%s\n"
            "  --sparsity S           s: rows with more nonzeros are refused (default: the generator's s;\n"
-           "                         required with --data unless --non-private)\n"
+           "                         required with --data unless --non-private; at most 1e9)\n"
            "  --norm L               L: rows of larger norm are refused (default: the generator's norm;\n"
            "                         required with --data unless --non-private)\n"
            "  --non-private          no noise (the reference)\n"
@@ -83,8 +86,8 @@ static void sp_help(int sgd)
                "  --lambda X             l2 regularisation >= 0 (default 0; the reference minimiser then\n"
                "                         uses 1e-6)\n"
                "  --radius R             project the iterates onto the l2 ball of radius R (default none)\n"
-               "  --max-steps T          cap on the steps (default 100000)\n"
-               "  --batch-size B         the dense baseline's batch (default 64)\n");
+               "  --max-steps T          cap on the steps (default 100000; at most 1e8)\n"
+               "  --batch-size B         the dense baseline's batch (default 64; at most the training examples)\n");
     printf("  --seed S               split and noise (default 1)\n"
            "\nOutput:\n"
            "  --json                 JSON on stdout\n"
@@ -97,7 +100,7 @@ static int parse_sp_args(int argc, char **argv, sp_args *a)
 {
     enum {
         O_SYN = 256, O_DATA, O_INFMT, O_TARGET, O_TESTFR, O_LAMBDA, O_EPS, O_DELTA, O_SPARSITY, O_NORM, O_SENS, O_CLASSICAL,
-        O_DENSE, O_NONPRIV, O_LR, O_NOISE, O_RADIUS, O_STEPS, O_BATCH, O_SEED, O_JSON, O_QUIET, O_VERSION
+        O_DENSE, O_NONPRIV, O_LR, O_NOISE, O_RADIUS, O_STEPS, O_BATCH, O_SEED, O_JSON, O_QUIET, O_VERSION, O_MAXDATA
     };
     static const struct option longs[] = {
         { "synthetic", 1, 0, O_SYN }, { "data", 1, 0, O_DATA }, { "input-format", 1, 0, O_INFMT },
@@ -107,20 +110,20 @@ static int parse_sp_args(int argc, char **argv, sp_args *a)
         { "dense", 0, 0, O_DENSE }, { "non-private", 0, 0, O_NONPRIV }, { "learning-rate", 1, 0, O_LR },
         { "noise", 1, 0, O_NOISE }, { "radius", 1, 0, O_RADIUS }, { "max-steps", 1, 0, O_STEPS },
         { "batch-size", 1, 0, O_BATCH }, { "seed", 1, 0, O_SEED }, { "json", 0, 0, O_JSON }, { "quiet", 0, 0, O_QUIET },
-        { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+        { "version", 0, 0, O_VERSION }, { "max-data-size", 1, 0, O_MAXDATA }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
     };
     opterr = 0;
     optind = 1;
     int c, st = 0;
-    while ((c = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
+    char shown[SHOWN_SIZE];
+    while ((c = getopt_long(argc, argv, "+:h", longs, NULL)) != -1) {
         switch (c) {
         case 'h': sp_help(a->sgd); return -1;
         case O_VERSION: print_version(); return -1;
         case O_SYN: a->synthetic = optarg; break;
         case O_DATA: a->data = optarg; break;
         case O_INFMT:
-            if (strcmp(optarg, "csv") && strcmp(optarg, "libsvm"))
-                return usage_error("--input-format: expected libsvm or csv, got '%s'", optarg);
+            if (strcmp(optarg, "csv") && strcmp(optarg, "libsvm")) return bad_value("input-format", "libsvm or csv", optarg);
             a->input_format = optarg;
             break;
         case O_TARGET: a->target = optarg; break;
@@ -135,7 +138,7 @@ static int parse_sp_args(int argc, char **argv, sp_args *a)
             st = a->sgd ? parse_double("delta", optarg, 0.0, 1, 1.0, 1, &a->delta)
                         : parse_double("delta", optarg, 0.0, 0, 1.0, 1, &a->delta);
             break;
-        case O_SPARSITY: st = parse_count("sparsity", optarg, 1, &a->sparsity); break;
+        case O_SPARSITY: st = parse_count("sparsity", optarg, 1, CLI_MAX_FEATURES, &a->sparsity); break;
         case O_NORM: st = parse_double("norm", optarg, 0.0, 1, INFINITY, 1, &a->norm); break;
         case O_SENS: st = parse_double("sensitivity-l1", optarg, 0.0, 1, INFINITY, 1, &a->sensitivity_l1);
             if (a->sgd) a->only = "--sensitivity-l1";
@@ -152,17 +155,28 @@ static int parse_sp_args(int argc, char **argv, sp_args *a)
         case O_RADIUS: st = parse_double("radius", optarg, 0.0, 0, INFINITY, 1, &a->radius);
             if (!a->sgd) a->only = "--radius";
             break;
-        case O_STEPS: st = parse_count("max-steps", optarg, 1, &a->max_steps); if (!a->sgd) a->only = "--max-steps"; break;
-        case O_BATCH: st = parse_count("batch-size", optarg, 1, &a->batch_size); if (!a->sgd) a->only = "--batch-size"; break;
-        case O_SEED: st = parse_count("seed", optarg, 0, &a->seed); break;
+        case O_STEPS:
+            st = parse_count("max-steps", optarg, 1, CLI_MAX_STEPS, &a->max_steps);
+            if (!a->sgd) a->only = "--max-steps";
+            break;
+        case O_BATCH:
+            st = parse_count("batch-size", optarg, 1, CLI_MAX_ROWS, &a->batch_size);
+            if (!a->sgd) a->only = "--batch-size";
+            break;
+        case O_SEED: st = parse_seed("seed", optarg, &a->seed); break;
+        case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
         case O_JSON: a->json = 1; break;
         case O_QUIET: a->quiet = 1; break;
-        case ':': return usage_error("%s: needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option %s (see 'dptrain %s --help')", argv[optind - 1], a->cmd);
+        case ':': return usage_error("%s: needs a value", dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
+        default:
+            return usage_error("unknown option %s (see 'dptrain %s --help')",
+                               dpt_escape(argv[optind - 1], 0, shown, sizeof shown), a->cmd);
         }
         if (st) return st;
     }
-    if (optind < argc) return usage_error("unexpected argument '%s' (see 'dptrain %s --help')", argv[optind], a->cmd);
+    if (optind < argc)
+        return usage_error("unexpected argument '%s' (see 'dptrain %s --help')",
+                           dpt_escape(argv[optind], 0, shown, sizeof shown), a->cmd);
     if (a->only) return usage_error("%s: not an option of %s (see 'dptrain %s --help')", a->only, a->cmd, a->cmd);
     if (!a->data == !a->synthetic) return usage_error("give exactly one of --data and --synthetic");
     if (a->synthetic && (a->input_format || a->target))
@@ -185,19 +199,21 @@ static int sp_load(sp_args *a, dpt_dataset *all, size_t *gen_s, double *gen_norm
         int st = dpt_sparse_parse(a->synthetic, &spec, err);
         if (st) return st;
         spec.logistic = 1;
+        spec.max_bytes = a->max_bytes;
         *gen_s = spec.s;
         *gen_norm = spec.norm;
         return dpt_sparse_generate(&spec, all, NULL, err);
     }
-    int st = load_file(a->data, NULL, a->input_format ? a->input_format : "csv", a->target, all, err);
+    int st = load_file(a->data, NULL, a->input_format ? a->input_format : "csv", a->target, a->max_bytes, all, err);
     if (st) return st;
     for (size_t i = 0; i < all->n; i++) {
         double y = all->y[i];
         if (y == 0.0) all->y[i] = -1.0;
         else if (y != 1.0 && y != -1.0) {
             err->status = DPA_EINVAL;
-            snprintf(err->message, sizeof err->message, "%.120s: example %zu: the label %g is not +-1 or 0/1",
-                     a->data, i + 1, y);
+            char shown[128];
+            snprintf(err->message, sizeof err->message, "%s: example %zu: the label %g is not +-1 or 0/1",
+                     dpt_escape(a->data, DPT_ESCAPE_TAIL, shown, sizeof shown), i + 1, y);
             return DPA_EINVAL;
         }
     }
@@ -329,7 +345,14 @@ int sparse_opt_command(int argc, char **argv)
     int rc = 0;
     size_t gen_s = 0;
     double gen_norm = 0.0;
-    if ((st = sp_load(&a, &all, &gen_s, &gen_norm, &err))) goto fail;
+    if ((st = sp_load(&a, &all, &gen_s, &gen_norm, &err))) {
+        if (a.synthetic) {
+            print_option_error("--synthetic", "sparse synthetic: ", &err);
+            rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
+            goto done;
+        }
+        goto fail;
+    }
     if ((st = dpt_split(&all, a.test_fraction, a.seed, &train, &test, &err))) goto fail;
     dpt_dataset_free(&all);
     if (a.dense && a.sgd && a.batch_size > train.n) {
@@ -381,7 +404,7 @@ int sparse_opt_command(int argc, char **argv)
             eo.progress = progress_bar;
             eo.progress_ctx = &start;
         }
-        eo.seed = (unsigned long)a.seed;
+        eo.seed = a.seed;
         if ((st = dpt_sparse_erm(&train, &eo, w, &er, &err))) goto fail;
         r.method = a.dense ? "dense output perturbation" : "output perturbation with l1 projection";
         r.mechanism = a.non_private ? "none" : a.delta > 0.0 ? (a.classical ? "classical gaussian" : "gaussian")
@@ -406,7 +429,7 @@ int sparse_opt_command(int argc, char **argv)
         so.max_steps = a.max_steps;
         so.dense = a.dense;
         so.batch_size = (size_t)a.batch_size;
-        so.seed = (unsigned long)a.seed;
+        so.seed = a.seed;
         so.noise_off = a.non_private;
         if (!a.quiet && isatty(STDERR_FILENO)) {   /* as the other subcommands: never into a log file */
             so.progress = progress_bar;

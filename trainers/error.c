@@ -6,6 +6,7 @@
 #include <gsl/gsl_errno.h>
 
 #include <errno.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -24,16 +25,148 @@ int dpt_fail(dpa_error *err, int status, const char *fmt, ...)
     return status;
 }
 
+/* The length of the valid, printable UTF-8 sequence at p (2 to 4 bytes),
+ * or 0: a stray or truncated byte, an overlong form, a surrogate, a code
+ * point above U+10FFFF, a C1 control (U+0080..U+009F, NEL among them), a
+ * line or paragraph separator (U+2028, U+2029) or a bidirectional override
+ * or isolate (U+202A..U+202E, U+2066..U+2069), which could break or reorder
+ * the line a terminal shows. */
+static size_t utf8_printable(const unsigned char *p)
+{
+    size_t len;
+    uint32_t cp;
+    if (p[0] >= 0xC2 && p[0] <= 0xDF) { len = 2; cp = p[0] & 0x1Fu; }
+    else if (p[0] >= 0xE0 && p[0] <= 0xEF) { len = 3; cp = p[0] & 0x0Fu; }
+    else if (p[0] >= 0xF0 && p[0] <= 0xF4) { len = 4; cp = p[0] & 0x07u; }
+    else return 0;
+    for (size_t k = 1; k < len; k++) {      /* a NUL fails here: no read past the end */
+        if ((p[k] & 0xC0u) != 0x80u) return 0;
+        cp = cp << 6 | (p[k] & 0x3Fu);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0;
+    if ((cp >= 0xD800 && cp <= 0xDFFF) || cp <= 0x9F || cp == 0x2028 || cp == 0x2029 ||
+        (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
+        return 0;
+    return len;
+}
+
+/* The escaped form of the character at p into out (at most 4 bytes, not
+ * terminated): its length; *used receives the bytes of p it stands for. */
+static size_t escape_char(const unsigned char *p, char *out, size_t *used)
+{
+    static const char hex[] = "0123456789abcdef";
+    *used = 1;
+    switch (*p) {
+    case '\\': out[0] = '\\'; out[1] = '\\'; return 2;
+    case '\n': out[0] = '\\'; out[1] = 'n'; return 2;
+    case '\r': out[0] = '\\'; out[1] = 'r'; return 2;
+    case '\t': out[0] = '\\'; out[1] = 't'; return 2;
+    default: break;
+    }
+    if (*p >= 0x20 && *p < 0x7F) {
+        out[0] = (char)*p;
+        return 1;
+    }
+    size_t len = *p >= 0x80 ? utf8_printable(p) : 0;
+    if (len) {
+        memcpy(out, p, len);
+        *used = len;
+        return len;
+    }
+    out[0] = '\\';
+    out[1] = 'x';
+    out[2] = hex[*p >> 4];
+    out[3] = hex[*p & 0xFu];
+    return 4;
+}
+
+/* Appends the escaped characters of p to buf at *k while they fit in
+ * `limit` bytes; returns where it stopped. */
+static const unsigned char *escape_into(const unsigned char *p, char *buf, size_t *k, size_t limit)
+{
+    char one[4];
+    size_t used;
+    for (; *p; p += used) {
+        size_t len = escape_char(p, one, &used);
+        if (*k + len > limit) break;
+        memcpy(buf + *k, one, len);
+        *k += len;
+    }
+    return p;
+}
+
+const char *dpt_escape(const char *text, unsigned flags, char *buf, size_t size)
+{
+    if (!buf || !size) return buf;
+    const unsigned char *p = (const unsigned char *)(text ? text : "(null)");
+    char one[4];
+    size_t used, total = 0, cap = size - 1, k = 0;
+    for (const unsigned char *q = p; *q; q += used) total += escape_char(q, one, &used);
+    if (total <= cap) {
+        escape_into(p, buf, &k, cap);
+    } else {
+        size_t mark = cap >= 3 ? 3 : 0;    /* the "...", when there is room for it */
+        if (flags & DPT_ESCAPE_TAIL) {
+            /* whole characters dropped from the start until the rest fits */
+            for (; *p && total > cap - mark; p += used) total -= escape_char(p, one, &used);
+            memcpy(buf, "...", mark);
+            k = mark;
+            escape_into(p, buf, &k, cap);
+        } else {
+            escape_into(p, buf, &k, cap - mark);
+            memcpy(buf + k, "...", mark);
+            k += mark;
+        }
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
 const char *dpt_short_path(const char *path, size_t keep, char *buf, size_t size)
 {
     if (!size) return buf;
-    if (!path) path = "(null)";
-    size_t len = strlen(path);
-    if (len <= keep || keep < 4)
-        snprintf(buf, size, "%s", path);
-    else
-        snprintf(buf, size, "...%s", path + (len - (keep - 3)));
+    return dpt_escape(path, DPT_ESCAPE_TAIL, buf, keep + 1 < size ? keep + 1 : size);
+}
+
+const char *dpt_bytes_text(double bytes, char *buf, size_t size)
+{
+    static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB" };
+    int u = 0;
+    while (bytes >= 1024.0 && u < 8) {
+        bytes /= 1024.0;
+        u++;
+    }
+    snprintf(buf, size, u ? "%.3g %s" : "%.0f %s", bytes, unit[u]);
     return buf;
+}
+
+uint64_t dpt_data_limit(uint64_t max_bytes)
+{
+    return max_bytes ? max_bytes : DPT_MAX_DATA_BYTES_DEFAULT;
+}
+
+int dpt_check_data_size(size_t n, size_t d, uint64_t max_bytes, const char *who, dpa_error *err)
+{
+    /* n d sizeof(double) as a double for the message: exact enough to show */
+    double bytes = (double)n * (double)d * (double)sizeof(double);
+    if (d && n > SIZE_MAX / d / sizeof(double))
+        return dpt_fail(err, DPA_EINVAL, "%s: n*d = %zu*%zu = %.4g doubles exceeds the addressable size", who, n, d,
+                        (double)n * (double)d);
+    uint64_t limit = dpt_data_limit(max_bytes);
+    if ((uint64_t)(n * d) > limit / sizeof(double)) {
+        char have[32], lim[32];
+        return dpt_fail(err, DPA_EINVAL, "%s: %zu x %zu doubles (%s) exceed the %s data limit (raise it with "
+                        "--max-data-size)", who, n, d, dpt_bytes_text(bytes, have, sizeof have),
+                        dpt_bytes_text((double)limit, lim, sizeof lim));
+    }
+    return DPA_OK;
+}
+
+int dpt_dataset_alloc_max(dpt_dataset *ds, size_t n, size_t d, uint64_t max_bytes, const char *who, dpa_error *err)
+{
+    if (ds) memset(ds, 0, sizeof *ds);
+    int st = dpt_check_data_size(n, d, max_bytes, who, err);
+    return st ? st : dpt_dataset_alloc(ds, n, d, err);
 }
 
 gsl_rng *dpt_rng_new(unsigned long seed, dpa_error *err)
@@ -48,15 +181,6 @@ gsl_rng *dpt_rng_new(unsigned long seed, dpa_error *err)
     }
     gsl_rng_set(r, seed);
     return r;
-}
-
-const char *dpt_shown(const char *field, char *buf, size_t size)
-{
-    if (strlen(field) <= 40)
-        snprintf(buf, size, "%s", field);
-    else
-        snprintf(buf, size, "%.37s...", field);
-    return buf;
 }
 
 int dpt_parse_number(const char *s, double *out)
@@ -101,7 +225,7 @@ int dpt_spec_items(const char *text, const char *who, int (*item)(char *item, vo
     char *copy = strdup(text);
     if (!copy) return dpt_fail(err, DPA_ENOMEM, "%s: out of memory", who);
     int status = DPA_OK;
-    char *p = copy;
+    char *p = copy, shown[64];
     for (;;) {
         char *comma = strchr(p, ',');
         if (comma) *comma = '\0';
@@ -109,7 +233,7 @@ int dpt_spec_items(const char *text, const char *who, int (*item)(char *item, vo
         size_t len = strlen(p);
         while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) p[--len] = '\0';
         if (len == 0)
-            status = dpt_fail(err, DPA_EINVAL, "%s: empty item in '%.80s'", who, text);
+            status = dpt_fail(err, DPA_EINVAL, "%s: empty item in '%s'", who, dpt_escape(text, 0, shown, sizeof shown));
         else
             status = item(p, ctx, err);
         if (status != DPA_OK || !comma) break;

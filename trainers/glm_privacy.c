@@ -27,6 +27,7 @@
 #include "dpt_glm_internal.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,6 +76,11 @@ uint64_t glm_sgd_steps(const dpt_glm_options *opt, size_t n)
     return (uint64_t)ceil((double)opt->epochs / q - 1e-9);
 }
 
+/* The most steps (and composition counts) a run may have: 2^53, exact in
+ * a double (the accountants' arithmetic) and far from overflowing a
+ * uint64_t product with a small factor. */
+#define GLM_MAX_STEPS (UINT64_C(1) << 53)
+
 static int is_private(dpt_algorithm a)
 {
     return a == DPT_DP_GLMTRON || a == DPT_DP_TAGLMTRON || a == DPT_DP_MBGLMTRON || a == DPT_DP_SGD;
@@ -85,6 +91,9 @@ int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *e
     if (!train || !opt) return dpt_fail(err, DPA_EINVAL, "dptrain: data or options is NULL");
     if (train->n < 2 || train->d < 1 || !train->x || !train->y)
         return dpt_fail(err, DPA_EINVAL, "dptrain: the training data needs at least 2 examples and 1 feature");
+    /* CBLAS takes the dimension as an int */
+    if (train->d > INT_MAX)
+        return dpt_fail(err, DPA_EINVAL, "dptrain: %zu features exceed %d", train->d, INT_MAX);
     if ((unsigned)opt->algorithm > (unsigned)DPT_DP_SGD)
         return dpt_fail(err, DPA_EINVAL, "dptrain: unknown algorithm %d", (int)opt->algorithm);
     if ((unsigned)opt->clip_rule > (unsigned)DPT_CLIP_HISTOGRAM)
@@ -92,10 +101,17 @@ int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *e
     if (!(opt->learning_rate > 0.0 && isfinite(opt->learning_rate)))
         return dpt_fail(err, DPA_EINVAL, "dptrain: learning rate must be positive and finite, got %g", opt->learning_rate);
     if (opt->epochs < 1) return dpt_fail(err, DPA_EINVAL, "dptrain: epochs must be at least 1");
+    /* Every step count (epochs n at most, and the events' composition
+     * counts) must be exact, in uint64_t and in a double: an overflowed
+     * count would account for fewer steps than are run. */
+    if (opt->epochs > GLM_MAX_STEPS / train->n)
+        return dpt_fail(err, DPA_EINVAL, "dptrain: %" PRIu64 " epochs of %zu examples exceed 2^53 steps", opt->epochs,
+                        train->n);
     int mb = opt->algorithm == DPT_DP_MBGLMTRON || opt->algorithm == DPT_MBGLMTRON;
     int sgd = opt->algorithm == DPT_SGD || opt->algorithm == DPT_DP_SGD;
     if ((mb || sgd) && opt->batch_size < 1) return dpt_fail(err, DPA_EINVAL, "dptrain: batch size must be at least 1");
-    if (mb && opt->batch_size + opt->estimate_size > train->n)
+    if (mb && (opt->batch_size > train->n || opt->estimate_size > train->n ||
+               opt->batch_size + opt->estimate_size > train->n))
         return dpt_fail(err, DPA_EINVAL, "dptrain: a batch (%zu gradient + %zu estimating records) exceeds the %zu examples",
                         opt->batch_size, opt->estimate_size, train->n);
     if (mb && opt->estimate_size < 1 && opt->clip_rule == DPT_CLIP_PRIVATE)
@@ -136,6 +152,10 @@ int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *e
         !(opt->upsilon > opt->grid_delta && opt->grid_delta > 0.0 && isfinite(opt->upsilon)))
         return dpt_fail(err, DPA_EINVAL, "dptrain: the threshold needs 0 < Delta < Upsilon, got Delta %g, Upsilon %g",
                         opt->grid_delta, opt->upsilon);
+    /* the private threshold's (L + 1) E counts (L <= 2^11 for doubles) */
+    if (mb && opt->clip_rule == DPT_CLIP_PRIVATE && opt->epochs > GLM_MAX_STEPS / (glm_threshold_rounds(opt) + 1u))
+        return dpt_fail(err, DPA_EINVAL, "dptrain: %" PRIu64 " epochs of %u threshold counts exceed 2^53",
+                        opt->epochs, glm_threshold_rounds(opt) + 1u);
     if (!(opt->init_scale >= 0.0 && isfinite(opt->init_scale)))
         return dpt_fail(err, DPA_EINVAL, "dptrain: the initial scale must be finite and >= 0, got %g", opt->init_scale);
     if (!(opt->alpha > 0.0 && opt->c2 > 0.0 && opt->a >= 0.0 && opt->trace_h >= 0.0))

@@ -31,6 +31,7 @@ typedef struct csv_state {
     char *line;
     size_t line_cap;
     size_t line_no;   /* physical line number of `line`, 1-based */
+    uint64_t max_bytes; /* the limit on the n x d doubles (0: the default) */
 } csv_state;
 
 /* Reads the next non-blank line into st->line, without its line ending.
@@ -114,7 +115,7 @@ static int find_target(const csv_state *st, char **names, size_t count, const ch
             return dpt_fail(err, DPA_EINVAL,
                             "%s:%zu: the target column name '%s' appears more than once; "
                             "give its number instead", st->path, st->line_no,
-                            dpt_shown(target, buf, sizeof buf));
+                            dpt_escape(target, 0, buf, sizeof buf));
         found = j;
     }
     if (found != count) {
@@ -131,11 +132,11 @@ static int find_target(const csv_state *st, char **names, size_t count, const ch
             return DPA_OK;
         }
         return dpt_fail(err, DPA_EINVAL, "%s:%zu: target column %s is out of range 1..%zu",
-                        st->path, st->line_no, dpt_shown(target, buf, sizeof buf), count);
+                        st->path, st->line_no, dpt_escape(target, 0, buf, sizeof buf), count);
     }
     return dpt_fail(err, DPA_EINVAL,
                     "%s:%zu: unknown target: no column named '%s' in the header of %zu columns",
-                    st->path, st->line_no, dpt_shown(target, buf, sizeof buf), count);
+                    st->path, st->line_no, dpt_escape(target, 0, buf, sizeof buf), count);
 }
 
 static int load(csv_state *st, const char *target, dpt_dataset *out, dpa_error *err)
@@ -153,6 +154,12 @@ static int load(csv_state *st, const char *target, dpt_dataset *out, dpa_error *
         return dpt_fail(err, DPA_EINVAL,
                         "%s:%zu: the header has 1 column; need at least 2 (features and a target)",
                         st->path, st->line_no);
+    /* one row of d = cols - 1 doubles must fit the limit (and cols
+     * pointers, fewer bytes than the line, are then addressable too) */
+    char who[PATH_KEEP + 64];
+    snprintf(who, sizeof who, "%s:%zu: the header's %zu columns", st->path, st->line_no, cols);
+    status = dpt_check_data_size(1, cols - 1, st->max_bytes, who, err);
+    if (status != DPA_OK) return status;
     char **fields = malloc(cols * sizeof *fields);
     if (!fields) return dpt_fail(err, DPA_ENOMEM, "%s: out of memory", st->path);
     split_fields(st->line, fields, cols);
@@ -164,6 +171,10 @@ static int load(csv_state *st, const char *target, dpt_dataset *out, dpa_error *
     }
 
     size_t d = cols - 1, n = 0, cap = 0;
+    /* the most rows the limit allows (>= 1: checked above), and addressable */
+    uint64_t rows_allowed = dpt_data_limit(st->max_bytes) / sizeof(double) / d;
+    size_t max_rows = rows_allowed > SIZE_MAX / sizeof(double) / d ? SIZE_MAX / sizeof(double) / d
+                                                                    : (size_t)rows_allowed;
     double *x = NULL, *y = NULL;
     char buf[48];
     while ((status = next_line(st, err)) == 1) {
@@ -174,11 +185,14 @@ static int load(csv_state *st, const char *target, dpt_dataset *out, dpa_error *
             break;
         }
         if (n == cap) {
-            size_t ncap = cap ? 2 * cap : 64;
-            if (ncap > SIZE_MAX / sizeof(double) / d) {
-                status = dpt_fail(err, DPA_ENOMEM, "%s:%zu: too many rows", st->path, st->line_no);
+            if (n == max_rows) {
+                snprintf(who, sizeof who, "%s:%zu", st->path, st->line_no);
+                status = dpt_check_data_size(n + 1, d, st->max_bytes, who, err);
                 break;
             }
+            /* doubling, but never past the limit (max_rows * d doubles
+             * fit in it, so in size_t) */
+            size_t ncap = cap ? (cap > max_rows / 2 ? max_rows : 2 * cap) : (max_rows < 64 ? max_rows : 64);
             double *nx = realloc(x, ncap * d * sizeof *nx);
             if (nx) x = nx;
             double *ny = nx ? realloc(y, ncap * sizeof *ny) : NULL;
@@ -197,7 +211,7 @@ static int load(csv_state *st, const char *target, dpt_dataset *out, dpa_error *
             int ok = dpt_parse_number(fields[j], &v);
             if (ok <= 0) {
                 status = dpt_fail(err, DPA_EINVAL, "%s:%zu: field %zu ('%s') is not a %snumber",
-                                  st->path, st->line_no, j + 1, dpt_shown(fields[j], buf, sizeof buf),
+                                  st->path, st->line_no, j + 1, dpt_escape(fields[j], 0, buf, sizeof buf),
                                   ok < 0 ? "finite " : "");
                 break;
             }
@@ -228,13 +242,13 @@ static int load(csv_state *st, const char *target, dpt_dataset *out, dpa_error *
     return DPA_OK;
 }
 
-int dpt_load_csv(const char *path, const char *target, dpt_dataset *out, dpa_error *err)
+int dpt_load_csv_max(const char *path, const char *target, uint64_t max_bytes, dpt_dataset *out, dpa_error *err)
 {
     char shortened[PATH_KEEP + 1];
     if (!out) return dpt_fail(err, DPA_EINVAL, "load_csv: NULL output dataset");
     memset(out, 0, sizeof *out);
     if (!path) return dpt_fail(err, DPA_EINVAL, "load_csv: NULL path");
-    csv_state st = { dpt_short_path(path, PATH_KEEP, shortened, sizeof shortened), NULL, NULL, 0, 0 };
+    csv_state st = { dpt_short_path(path, PATH_KEEP, shortened, sizeof shortened), NULL, NULL, 0, 0, max_bytes };
     st.f = fopen(path, "r");
     if (!st.f)
         return dpt_fail(err, DPA_EINVAL, "%s: cannot open: %s", st.path, strerror(errno));
@@ -242,4 +256,9 @@ int dpt_load_csv(const char *path, const char *target, dpt_dataset *out, dpa_err
     free(st.line);
     fclose(st.f);
     return status;
+}
+
+int dpt_load_csv(const char *path, const char *target, dpt_dataset *out, dpa_error *err)
+{
+    return dpt_load_csv_max(path, target, 0, out, err);
 }

@@ -18,10 +18,12 @@
 #include <zlib.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Two paths may appear in one message (the count mismatch). */
 #define PATH_KEEP 90
@@ -144,7 +146,20 @@ static int idx_header(idx_file *file, uint32_t magic, const char *kind, uint32_t
     return DPA_OK;
 }
 
-static int load(idx_file *img, idx_file *lab, dpt_dataset *out, dpa_error *err)
+/* A plain (uncompressed) regular file shorter than its header declares
+ * (`header` bytes and `data` more) is refused before anything of the
+ * declared size is allocated; for a compressed file the read finds it. */
+static int idx_check_length(idx_file *file, uint64_t header, uint64_t data, const char *what, dpa_error *err)
+{
+    struct stat sb;
+    if (!gzdirect(file->f) || stat(file->path, &sb) != 0 || !S_ISREG(sb.st_mode)) return DPA_OK;
+    uint64_t have = sb.st_size > 0 ? (uint64_t)sb.st_size : 0;
+    if (have >= header + data) return DPA_OK;
+    return dpt_fail(err, DPA_EINVAL, "%s: truncated: the header declares %" PRIu64 " bytes of %s, the file holds %"
+                    PRIu64, file->name, data, what, have > header ? have - header : 0);
+}
+
+static int load(idx_file *img, idx_file *lab, dpt_dataset *out, dpa_error *err, uint64_t max_bytes)
 {
     uint32_t isz[3], lsz[1];
     int status = idx_header(img, IDX_IMAGES_MAGIC, "images: unsigned bytes, 3 dimensions", isz, 3,
@@ -161,6 +176,12 @@ static int load(idx_file *img, idx_file *lab, dpt_dataset *out, dpa_error *err)
         return dpt_fail(err, DPA_EINVAL, "%s: images of %u x %u pixels are too large", img->name,
                         (unsigned)isz[1], (unsigned)isz[2]);
     size_t d = (size_t)isz[1] * isz[2];
+    char who[PATH_KEEP + 80];
+    snprintf(who, sizeof who, "%s: %zu images of %u x %u pixels", img->name, n, (unsigned)isz[1], (unsigned)isz[2]);
+    if ((status = dpt_check_data_size(n, d, max_bytes, who, err)) != DPA_OK) return status;
+    /* n d doubles fit in size_t, so n d bytes do */
+    if ((status = idx_check_length(img, 16, (uint64_t)n * d, "pixels", err)) != DPA_OK) return status;
+    if ((status = idx_check_length(lab, 8, n, "labels", err)) != DPA_OK) return status;
     status = dpt_dataset_alloc(out, n, d, err);
     if (status != DPA_OK) return status;
 
@@ -216,7 +237,7 @@ static int load(idx_file *img, idx_file *lab, dpt_dataset *out, dpa_error *err)
     return status;
 }
 
-int dpt_load_idx(const char *images, const char *labels, dpt_dataset *out, dpa_error *err)
+int dpt_load_idx_max(const char *images, const char *labels, uint64_t max_bytes, dpt_dataset *out, dpa_error *err)
 {
     if (!out) return dpt_fail(err, DPA_EINVAL, "load_idx: NULL output dataset");
     memset(out, 0, sizeof *out);
@@ -229,8 +250,13 @@ int dpt_load_idx(const char *images, const char *labels, dpt_dataset *out, dpa_e
         gzclose(img.f);
         return status;
     }
-    status = load(&img, &lab, out, err);
+    status = load(&img, &lab, out, err, max_bytes);
     gzclose(img.f);
     gzclose(lab.f);
     return status;
+}
+
+int dpt_load_idx(const char *images, const char *labels, dpt_dataset *out, dpa_error *err)
+{
+    return dpt_load_idx_max(images, labels, 0, out, err);
 }

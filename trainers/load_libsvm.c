@@ -69,9 +69,34 @@ static int rows_push(rows *r, double label, size_t end)
 }
 
 
+/* The largest index so far (the inferred dimension) and its line. */
+typedef struct widest {
+    size_t index, line;
+} widest;
+
+/* The dense matrix of the nrows rows read so far and this one, `width`
+ * wide, against the limit: the check runs as the file is read, so that a
+ * line with a huge index is refused before anything of its size is
+ * allocated, and names that line and the largest index (with its own line
+ * when that is another). */
+static int within_limit(const char *path, size_t line_no, size_t nrows, size_t width, const widest *w,
+                        uint64_t max_bytes, dpa_error *err)
+{
+    uint64_t limit = dpt_data_limit(max_bytes);
+    if (width <= limit / sizeof(double) / (nrows + 1)) return DPA_OK;    /* the common case: no message built */
+    char who[PATH_KEEP + 96];
+    if (w && w->line == line_no)
+        snprintf(who, sizeof who, "%s:%zu: feature index %zu", path, line_no, w->index);
+    else if (w)
+        snprintf(who, sizeof who, "%s:%zu (feature index %zu on line %zu)", path, line_no, w->index, w->line);
+    else
+        snprintf(who, sizeof who, "%s:%zu", path, line_no);
+    return dpt_check_data_size(nrows + 1, width, max_bytes, who, err);
+}
+
 /* Parses one line (modified in place); appends its entries and its row. */
-static int parse_line(char *line, const char *path, size_t line_no, size_t d, entries *e, rows *r,
-                      size_t *dmax, dpa_error *err)
+static int parse_line(char *line, const char *path, size_t line_no, size_t d, uint64_t max_bytes, entries *e,
+                      rows *r, widest *dmax, dpa_error *err)
 {
     char buf[48];
     char *hash = strchr(line, '#');
@@ -83,7 +108,7 @@ static int parse_line(char *line, const char *path, size_t line_no, size_t d, en
     int ok = dpt_parse_number(tok, &label);
     if (ok <= 0)
         return dpt_fail(err, DPA_EINVAL, "%s:%zu: bad label: '%s' is not a %snumber", path, line_no,
-                        dpt_shown(tok, buf, sizeof buf), ok < 0 ? "finite " : "");
+                        dpt_escape(tok, 0, buf, sizeof buf), ok < 0 ? "finite " : "");
     size_t prev = 0; /* 1-based; 0 before the first index */
     while ((tok = strtok_r(NULL, " \t\r\n\v\f", &save)) != NULL) {
         if (strncmp(tok, "qid:", 4) == 0) continue;
@@ -93,17 +118,17 @@ static int parse_line(char *line, const char *path, size_t line_no, size_t d, en
         if (!colon || k == 0 || tok + k != colon)
             return dpt_fail(err, DPA_EINVAL,
                             "%s:%zu: malformed token '%s' (expected index:value)", path, line_no,
-                            dpt_shown(tok, buf, sizeof buf));
+                            dpt_escape(tok, 0, buf, sizeof buf));
         *colon = '\0';
         errno = 0;
         unsigned long long idx = strtoull(tok, NULL, 10);
         *colon = ':';
         if (errno == ERANGE || idx > SIZE_MAX)
             return dpt_fail(err, DPA_EINVAL, "%s:%zu: index in '%s' is too large", path, line_no,
-                            dpt_shown(tok, buf, sizeof buf));
+                            dpt_escape(tok, 0, buf, sizeof buf));
         if (idx == 0)
             return dpt_fail(err, DPA_EINVAL, "%s:%zu: index 0 in '%s': indices are 1-based", path,
-                            line_no, dpt_shown(tok, buf, sizeof buf));
+                            line_no, dpt_escape(tok, 0, buf, sizeof buf));
         if (idx <= prev)
             return dpt_fail(err, DPA_EINVAL,
                             "%s:%zu: index %llu is not greater than the previous index %zu "
@@ -115,18 +140,27 @@ static int parse_line(char *line, const char *path, size_t line_no, size_t d, en
         ok = dpt_parse_number(colon + 1, &v);
         if (ok <= 0)
             return dpt_fail(err, DPA_EINVAL, "%s:%zu: malformed token '%s': the value is not a %snumber",
-                            path, line_no, dpt_shown(tok, buf, sizeof buf), ok < 0 ? "finite " : "");
+                            path, line_no, dpt_escape(tok, 0, buf, sizeof buf), ok < 0 ? "finite " : "");
         prev = (size_t)idx;
-        if (prev > *dmax) *dmax = prev;
+        if (prev > dmax->index) {
+            widest next = { prev, line_no };
+            int st = d ? DPA_OK : within_limit(path, line_no, r->len, prev, &next, max_bytes, err);
+            if (st) return st;
+            *dmax = next;
+        }
         if (v != 0.0 && entries_push(e, prev - 1, v) != DPA_OK)
             return dpt_fail(err, DPA_ENOMEM, "%s:%zu: out of memory", path, line_no);
     }
+    int st = d ? within_limit(path, line_no, r->len, d, NULL, max_bytes, err)
+               : within_limit(path, line_no, r->len, dmax->index ? dmax->index : 1, dmax->index ? dmax : NULL,
+                              max_bytes, err);
+    if (st) return st;
     if (rows_push(r, label, e->len) != DPA_OK)
         return dpt_fail(err, DPA_ENOMEM, "%s:%zu: out of memory", path, line_no);
     return 0;
 }
 
-int dpt_load_libsvm(const char *path, size_t d, dpt_dataset *out, dpa_error *err)
+int dpt_load_libsvm_max(const char *path, size_t d, uint64_t max_bytes, dpt_dataset *out, dpa_error *err)
 {
     char shortened[PATH_KEEP + 1];
     if (!out) return dpt_fail(err, DPA_EINVAL, "load_libsvm: NULL output dataset");
@@ -139,7 +173,8 @@ int dpt_load_libsvm(const char *path, size_t d, dpt_dataset *out, dpa_error *err
     entries e = { 0 };
     rows r = { 0 };
     char *line = NULL;
-    size_t line_cap = 0, line_no = 0, dmax = 0;
+    size_t line_cap = 0, line_no = 0;
+    widest dmax = { 0, 0 };
     int status = DPA_OK;
     for (;;) {
         errno = 0;
@@ -158,18 +193,18 @@ int dpt_load_libsvm(const char *path, size_t d, dpt_dataset *out, dpa_error *err
                               name, line_no);
             break;
         }
-        status = parse_line(line, name, line_no, d, &e, &r, &dmax, err);
+        status = parse_line(line, name, line_no, d, max_bytes, &e, &r, &dmax, err);
         if (status != DPA_OK) break;
     }
     free(line);
     fclose(f);
     if (status == DPA_OK && r.len == 0)
         status = dpt_fail(err, DPA_EINVAL, "%s: no examples in the file", name);
-    if (status == DPA_OK && !d && dmax == 0)
+    if (status == DPA_OK && !d && dmax.index == 0)
         status = dpt_fail(err, DPA_EINVAL,
                           "%s: no feature index anywhere in the file; give the dimension d", name);
     if (status == DPA_OK) {
-        status = dpt_dataset_alloc(out, r.len, d ? d : dmax, err);
+        status = dpt_dataset_alloc_max(out, r.len, d ? d : dmax.index, max_bytes, name, err);
         if (status == DPA_OK) {
             size_t width = out->d;
             for (size_t i = 0, k = 0; i < r.len; i++) {
@@ -183,4 +218,9 @@ int dpt_load_libsvm(const char *path, size_t d, dpt_dataset *out, dpa_error *err
     free(r.label);
     free(r.end);
     return status;
+}
+
+int dpt_load_libsvm(const char *path, size_t d, dpt_dataset *out, dpa_error *err)
+{
+    return dpt_load_libsvm_max(path, d, 0, out, err);
 }

@@ -96,9 +96,14 @@ static int check_spec(const dpt_model_spec *spec, size_t d, dpa_error *err)
     if (d > INT_MAX || spec->classes > INT_MAX || hidden > INT_MAX)
         return dpt_fail(err, DPA_EINVAL, "model: a dimension exceeds %d (d = %zu, classes = %zu, hidden = %zu)",
                         INT_MAX, d, spec->classes, hidden);
-    if (!param_count(spec, d))
+    size_t count = param_count(spec, d);
+    if (!count)
         return dpt_fail(err, DPA_EINVAL, "model: the parameter count overflows (d = %zu, classes = %zu, hidden = %zu)",
                         d, spec->classes, hidden);
+    /* the trainers hand the whole parameter vector to CBLAS (int lengths) */
+    if (count > INT_MAX)
+        return dpt_fail(err, DPA_EINVAL, "model: %zu parameters exceed %d (d = %zu, classes = %zu, hidden = %zu)",
+                        count, INT_MAX, d, spec->classes, hidden);
     return DPA_OK;
 }
 

@@ -676,6 +676,7 @@ double dpt_ntk_accuracy(const dpt_ntk_model *m, const dpt_dataset *data)
     if (!m || !data || data->d != m->d_in) return NAN;
     if (!data->n) return NAN;
     size_t C = m->classes;
+    if (data->n > SIZE_MAX / sizeof(double) / C) return NAN;
     double *s = malloc(data->n * C * sizeof *s);
     if (!s) return NAN;
     if (dpt_ntk_scores(m, data->x, data->n, s, NULL)) {

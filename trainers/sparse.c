@@ -120,14 +120,17 @@ void dpt_sparse_defaults(dpt_sparse_spec *spec)
     spec->seed = 1;
 }
 
-static int check_sparse_spec(const dpt_sparse_spec *s, dpa_error *err)
+/* The spec's values; with `limit`, also n x d doubles within its
+ * max_bytes (the parser leaves that to the generator: a caller may raise
+ * the limit after parsing). */
+static int check_sparse_spec(const dpt_sparse_spec *s, int limit, dpa_error *err)
 {
     if (s->n == 0) return dpt_fail(err, DPA_EINVAL, "sparse synthetic: n must be at least 1");
     if (s->d == 0) return dpt_fail(err, DPA_EINVAL, "sparse synthetic: d must be at least 1");
     if (s->s == 0 || s->s > s->d)
         return dpt_fail(err, DPA_EINVAL, "sparse synthetic: s must be in [1, d = %zu], got %zu", s->d, s->s);
-    if (s->n > SIZE_MAX / sizeof(double) / s->d)
-        return dpt_fail(err, DPA_EINVAL, "sparse synthetic: n * d = %zu * %zu overflows", s->n, s->d);
+    int st = dpt_check_data_size(s->n, s->d, limit ? s->max_bytes : UINT64_MAX, "sparse synthetic", err);
+    if (st != DPA_OK) return st;
     if (!(s->norm > 0.0 && isfinite(s->norm)))
         return dpt_fail(err, DPA_EINVAL, "sparse synthetic: norm must be finite and > 0, got %g", s->norm);
     if (!(s->zipf >= 0.0 && s->zipf <= 100.0))
@@ -149,7 +152,10 @@ static const char *const sparse_keys[SK_COUNT] = { "n",      "d",        "s",   
 static int sparse_item(char *item, dpt_sparse_spec *s, int *seen, dpa_error *err)
 {
     char *eq = strchr(item, '=');
-    if (!eq) return dpt_fail(err, DPA_EINVAL, "sparse synthetic: '%.60s' is not key=value", item);
+    char shown[64];
+    if (!eq)
+        return dpt_fail(err, DPA_EINVAL, "sparse synthetic: '%s' is not key=value",
+                        dpt_escape(item, 0, shown, sizeof shown));
     *eq = '\0';
     char *key = item, *val = eq + 1;
     size_t kl = strlen(key);
@@ -159,8 +165,8 @@ static int sparse_item(char *item, dpt_sparse_spec *s, int *seen, dpa_error *err
     while (k < SK_COUNT && strcmp(key, sparse_keys[k]) != 0) k++;
     if (k == SK_COUNT)
         return dpt_fail(err, DPA_EINVAL,
-                        "sparse synthetic: unknown key '%.40s' (keys: n, d, s, norm, zipf, values, logistic, "
-                        "wstar_support, wstar_norm, seed)", key);
+                        "sparse synthetic: unknown key '%s' (keys: n, d, s, norm, zipf, values, logistic, "
+                        "wstar_support, wstar_norm, seed)", dpt_escape(key, 0, shown, sizeof shown));
     if (seen[k]) return dpt_fail(err, DPA_EINVAL, "sparse synthetic: key '%s' given twice", key);
     seen[k] = 1;
     int ok = 0;
@@ -181,11 +187,9 @@ static int sparse_item(char *item, dpt_sparse_spec *s, int *seen, dpa_error *err
     case SK_SEED: ok = dpt_parse_ulong(val, &s->seed); break;
     default: break;
     }
-    if (!ok) {
-        char shown[48];
-        return dpt_fail(err, DPA_EINVAL, "sparse synthetic: bad value '%s' for %s", dpt_shown(val, shown, sizeof shown),
+    if (!ok)
+        return dpt_fail(err, DPA_EINVAL, "sparse synthetic: bad value '%s' for %s", dpt_escape(val, 0, shown, 48),
                         key);
-    }
     return DPA_OK;
 }
 
@@ -206,7 +210,7 @@ int dpt_sparse_parse(const char *text, dpt_sparse_spec *spec, dpa_error *err)
     struct item_ctx c = { &s, seen };
     int st = dpt_spec_items(text, "sparse synthetic", sparse_item_cb, &c, err);
     if (st != DPA_OK) return st;
-    int status = check_sparse_spec(&s, err);
+    int status = check_sparse_spec(&s, 0, err);
     if (status != DPA_OK) return status;
     *spec = s;
     return DPA_OK;
@@ -259,7 +263,7 @@ int dpt_sparse_generate(const dpt_sparse_spec *spec, dpt_dataset *out, double *w
     if (!out) return dpt_fail(err, DPA_EINVAL, "sparse synthetic: NULL output dataset");
     memset(out, 0, sizeof *out);
     if (!spec) return dpt_fail(err, DPA_EINVAL, "sparse synthetic: NULL spec");
-    int status = check_sparse_spec(spec, err);
+    int status = check_sparse_spec(spec, 1, err);
     if (status != DPA_OK) return status;
     size_t n = spec->n, d = spec->d, s = spec->s;
     status = dpt_dataset_alloc(out, n, d, err);

@@ -33,6 +33,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_vector.h>
 #include <float.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,8 @@ static int csr_build(const dpt_dataset *ds, size_t s, double L, const char *who,
     if (!ds || !ds->x || !ds->y || ds->n == 0 || ds->d == 0)
         return dpt_fail(err, DPA_EINVAL, "dptrain: %s: the training data are empty", who);
     size_t n = ds->n, d = ds->d, nnz = 0, smax = 0;
+    /* CBLAS takes the dimension as an int */
+    if (d > INT_MAX) return dpt_fail(err, DPA_EINVAL, "dptrain: %s: %zu features exceed %d", who, d, INT_MAX);
     double lmax = 0.0;
     for (size_t i = 0; i < n; i++) {
         const double *x = ds->x + i * d;
@@ -628,7 +632,10 @@ static int sgd_check(const dpt_dataset *train, const dpt_sparse_sgd_options *opt
     if (!(opt->norm >= 0.0) || !isfinite(opt->norm))
         return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-sgd: the norm bound L must be finite and > 0 (0: from the "
                         "data), got %g", opt->norm);
-    if (opt->max_steps == 0) return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-sgd: max_steps must be >= 1");
+    /* the step count and its progress total are exact in a double */
+    if (opt->max_steps == 0 || opt->max_steps > (UINT64_C(1) << 53))
+        return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-sgd: max_steps must lie in [1, 2^53], got %" PRIu64,
+                        opt->max_steps);
     if (!opt->noise_off) {
         if (!(opt->epsilon > 0.0) || !isfinite(opt->epsilon))
             return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-sgd: epsilon must be a finite number > 0, got %g",

@@ -54,7 +54,13 @@ static int check_spec(const dpt_synthetic_spec *s, const char *who, dpa_error *e
     if (!(s->wstar_norm > 0.0 && isfinite(s->wstar_norm)))
         return dpt_fail(err, DPA_EINVAL, "%s: wstar must be finite and > 0, got %g", who,
                         s->wstar_norm);
-    return DPA_OK;
+    return dpt_check_data_size(s->n, s->d, s->max_bytes, who, err);
+}
+
+int dpt_synthetic_check(const dpt_synthetic_spec *spec, dpa_error *err)
+{
+    if (!spec) return dpt_fail(err, DPA_EINVAL, "synthetic: NULL spec");
+    return check_spec(spec, "synthetic", err);
 }
 
 enum { KEY_N, KEY_D, KEY_SPECTRUM, KEY_DECAY, KEY_ZETA, KEY_NOISE, KEY_WSTAR, KEY_SEED, NKEYS };
@@ -64,9 +70,10 @@ static const char *const key_names[NKEYS] = { "n", "d", "spectrum", "decay",
 /* One "key=value" item (trimmed, NUL-terminated, '=' at eq) into s. */
 static int parse_item(char *item, dpt_synthetic_spec *s, int *seen, dpa_error *err)
 {
+    char shown[64];
     char *eq = strchr(item, '=');
     if (!eq)
-        return dpt_fail(err, DPA_EINVAL, "synthetic: '%.60s' is not key=value", item);
+        return dpt_fail(err, DPA_EINVAL, "synthetic: '%s' is not key=value", dpt_escape(item, 0, shown, sizeof shown));
     *eq = '\0';
     char *key = item, *val = eq + 1;
     size_t kl = strlen(key);
@@ -76,8 +83,8 @@ static int parse_item(char *item, dpt_synthetic_spec *s, int *seen, dpa_error *e
     while (k < NKEYS && strcmp(key, key_names[k]) != 0) k++;
     if (k == NKEYS)
         return dpt_fail(err, DPA_EINVAL,
-                        "synthetic: unknown key '%.60s' (keys: n, d, spectrum, decay, zeta, "
-                        "noise, wstar, seed)", key);
+                        "synthetic: unknown key '%s' (keys: n, d, spectrum, decay, zeta, "
+                        "noise, wstar, seed)", dpt_escape(key, 0, shown, sizeof shown));
     if (seen[k])
         return dpt_fail(err, DPA_EINVAL, "synthetic: key '%s' given twice", key);
     seen[k] = 1;
@@ -105,8 +112,8 @@ static int parse_item(char *item, dpt_synthetic_spec *s, int *seen, dpa_error *e
             "rademacher or gaussian", "a finite number >= 0", "a finite number > 0",
             "a nonnegative integer"
         };
-        return dpt_fail(err, DPA_EINVAL, "synthetic: bad value '%.60s' for key '%s' (expected %s)",
-                        val, key, expected[k]);
+        return dpt_fail(err, DPA_EINVAL, "synthetic: bad value '%s' for key '%s' (expected %s)",
+                        dpt_escape(val, 0, shown, sizeof shown), key, expected[k]);
     }
     return DPA_OK;
 }
@@ -128,6 +135,9 @@ int dpt_synthetic_parse(const char *text, dpt_synthetic_spec *spec, dpa_error *e
     struct item_ctx c = { &s, seen };
     int st = dpt_spec_items(text, "synthetic", parse_item_cb, &c, err);
     if (st != DPA_OK) return st;
+    /* sizes that are no size at all are refused here; the limit, which the
+     * caller may raise after parsing, is dpt_synthetic's */
+    if ((st = dpt_check_data_size(s.n, s.d, UINT64_MAX, "synthetic", err)) != DPA_OK) return st;
     *spec = s;
     return DPA_OK;
 }

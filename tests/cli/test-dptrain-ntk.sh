@@ -108,4 +108,20 @@ expect_usage "a label that is not a class" "label" ntk --data "$TMP/badlabel.csv
 printf 'a,b,label\n1,2,0\n2,1,0\n0,1,0\n3,1,0\n1,1,0\n' >"$TMP/oneclass.csv"
 expect_usage "one class only" "two classes" ntk --data "$TMP/oneclass.csv" --quiet --beta 1e-4
 
+# limits and escaped messages (issue 17)
+NL='
+'
+printf '0 1:1\n1 100000000:1\n0 2:1\n1 3:1\n' >"$TMP/huge.svm"
+expect_usage_small "libsvm: index 1e8 refused at its line" 'huge.svm:3 \(feature index 100000000 on line 2\).*--max-data-size' \
+    ntk --data "$TMP/huge.svm" --input-format libsvm --quiet
+expect_usage "--max-data-size lowers the limit" 'ntk.csv:[0-9]+: .* exceed the 1 KiB data limit' ntk $D --max-data-size 1K
+expect_usage "--train-per-class above 1e9" "--train-per-class: at most 1000000000" ntk $D --train-per-class 1000000001
+expect_usage "--width above 1e6" "--width: at most 1000000" ntk $D --width 1000001
+expect_usage "--project above 1e6" "--project: at most 1000000" ntk $D --project 99999999999
+expect_usage "--samples above 2^53" "--samples: at most 9007199254740992" ntk $D --samples 9007199254740993
+expect_usage "--seed above an unsigned long" "--seed: at most" ntk $D --seed 99999999999999999999
+expect_usage "--width with a newline" "--width: expected a whole number >= 1, got '8\\\\nx'" ntk $D --width "8${NL}x"
+expect_usage "--input-format with a newline" "--input-format: expected csv, libsvm or idx, got 'c\\\\nsv'" \
+    ntk $D --input-format "c${NL}sv"
+
 finish

@@ -132,4 +132,24 @@ expect_usage "a missing file" "none.csv" sparse-erm --data "$TMP/none.csv"
 expect_usage "--input-format choices" "--input-format" sparse-erm --data "$TMP/ok.csv" --input-format idx
 expect_usage "unexpected argument" "unexpected argument" sparse-sgd $SYN extra
 
+# limits and escaped messages (issue 17)
+NL='
+'
+expect_usage_small "--synthetic of 14.9 GiB: the limit and how to raise it" \
+    '--synthetic: 100000 x 20000 doubles \(14.9 GiB\) exceed the 2 GiB data limit \(raise it with --max-data-size\)' \
+    sparse-erm --synthetic n=100000,d=20000,s=5
+expect_usage "--max-data-size lowers the limit" '--synthetic: 2000 x 100 doubles .* exceed the 100 KiB' \
+    sparse-sgd $SYN --max-data-size 100K
+printf '1 1:1\n-1 100000000:1\n1 2:1\n-1 3:1\n' >"$TMP/huge.svm"
+expect_usage_small "libsvm: index 1e8 refused at its line" 'huge.svm:3 \(feature index 100000000 on line 2\)' \
+    sparse-erm --data "$TMP/huge.svm" --input-format libsvm --sparsity 1 --norm 1
+expect_usage "--max-steps above 1e8" "--max-steps: at most 100000000, got '1000000000'" sparse-sgd $SYN \
+    --max-steps 1000000000
+expect_usage "--batch-size above 1e9" "--batch-size: at most 1000000000" sparse-sgd $SYN --dense \
+    --batch-size 18446744073709551615
+expect_usage "--sparsity above 1e9" "--sparsity: at most 1000000000" sparse-erm $SYN --sparsity 4294967297
+expect_usage "--seed above an unsigned long" "--seed: at most" sparse-erm $SYN --seed 18446744073709551616
+expect_usage "--lambda with a newline" "--lambda: expected .*got '1\\\\n'" sparse-erm $SYN --lambda "1${NL}"
+expect_usage "a path with a control byte" "a\\\\x1bb.csv: cannot open" sparse-erm --data "$TMP/a$(printf '\033')b.csv"
+
 finish

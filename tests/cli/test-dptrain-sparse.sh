@@ -98,4 +98,25 @@ expect_usage "bad input format" '--input-format' $SM --data "$TMP/ok.csv" --inpu
 
 expect_usage "a sensitivity that underflows" "underflows" $SM --synthetic n=100,d=50,s=5,norm=1e-320
 
+# limits and escaped messages (issue 17)
+NL='
+'
+expect_usage_small "--synthetic of 2^64 x 2^64: the overflow said" \
+    '--synthetic: n\*d = 18446744073709551615\*18446744073709551615 = .* exceeds the addressable size' \
+    $SM --synthetic n=18446744073709551615,d=18446744073709551615,s=1
+expect_usage_small "--synthetic of 14.9 GiB: the limit and how to raise it" \
+    '--synthetic: 100000 x 20000 doubles \(14.9 GiB\) exceed the 2 GiB data limit \(raise it with --max-data-size\)' \
+    $SM --synthetic n=100000,d=20000,s=5
+expect_usage "--max-data-size lowers the limit" '--synthetic: 10000 x 200 doubles .* exceed the 1 MiB' \
+    $SM $SYN --max-data-size 1M
+printf '1 1:1\n0 100000000:1\n1 2:1\n0 3:1\n' >"$TMP/huge.svm"
+expect_usage_small "libsvm: index 1e8 refused at its line" 'huge.svm:3 \(feature index 100000000 on line 2\)' \
+    $SM --data "$TMP/huge.svm" --input-format libsvm --sparsity 1 --norm 1
+expect_usage "--sparsity above 1e9" "--sparsity: at most 1000000000" $SM $SYN --sparsity 1099511627776
+expect_usage "--measurements above 1e9" "--measurements: at most 1000000000" $SM $SYN --method compressed \
+    --measurements 1000000001
+expect_usage "--repeats above 1e6" "--repeats: at most 1000000" $SM $SYN --repeats 1000001
+expect_usage "--method with a newline" "--method: expected .*got 'a\\\\nb'" $SM $SYN --method "a${NL}b"
+expect_usage "a spec key with a control byte" "unknown key '\\\\x07'" $SM --synthetic "n=100,$(printf '\a')=1"
+
 finish

@@ -118,4 +118,77 @@ expect_usage "unknown option" "unknown option" glmtron $SYN --frobnicate
 expect_usage "idx needs --labels" "--labels" glmtron --data x --input-format idx
 expect_usage "batch larger than the data" "batch" dp-relu-sgd $SYN --epsilon 1 --delta auto --batch-size 100000
 
+# ---- limits and escaped messages (issue 17) ----------------------------------
+# Each refusal is one line naming the option or the file, exit status 2; the
+# ones that used to allocate run under a 2 GB address-space limit.
+NL='
+'
+expect_usage_small "--synthetic n = d = 2^64-1: the overflow said, not an empty line" \
+    '--synthetic: n\*d = 18446744073709551615\*18446744073709551615 = [0-9.e+]+ doubles exceeds the addressable size' \
+    dp-glmtron --synthetic n=18446744073709551615,d=18446744073709551615 --epsilon 0.5 --delta auto
+expect_usage_small "--synthetic n = 1, d = 2^61 - 1: above the data limit, before w* is allocated" \
+    '--synthetic: 1 x 2305843009213693951 doubles .* exceed the 2 GiB data limit' \
+    dp-glmtron --synthetic n=1,d=2305843009213693951 --epsilon 0.5 --delta auto
+expect_usage_small "--synthetic of 745 GiB: the limit and how to raise it" \
+    '--synthetic: 1000000 x 100000 doubles \(745 GiB\) exceed the 2 GiB data limit \(raise it with --max-data-size\)' \
+    glmtron --synthetic n=1000000,d=100000
+expect_usage "--max-data-size lowers the limit" '--synthetic: 300 x 20 doubles \(46.9 KiB\) exceed the 1 KiB' \
+    glmtron $SYN --max-data-size 1K
+expect_ok "--max-data-size raises it" '^examples +240 train' glmtron $SYN --max-data-size 47k
+expect_usage "--max-data-size 0" '--max-data-size: expected a size' glmtron $SYN --max-data-size 0
+expect_usage "--max-data-size with a bad suffix" '--max-data-size: expected' glmtron $SYN --max-data-size 2P
+expect_usage "--max-data-size above 1024T" '--max-data-size: at most 1024T' glmtron $SYN --max-data-size 1025T
+printf '1 1:1\n0 100000000:1\n1 2:1\n0 3:1\n' >"$TMP/huge.svm"    # 32 bytes, 10^8 features
+expect_usage_small "libsvm: index 1e8 refused at its line, no 3.2 GB allocation" \
+    'huge.svm:3 \(feature index 100000000 on line 2\): 3 x 100000000 doubles \(2.24 GiB\) exceed the 2 GiB data limit' \
+    glmtron --data "$TMP/huge.svm" --input-format libsvm
+expect_usage_small "sgd: the same libsvm file" 'huge.svm:3 .*--max-data-size' sgd --data "$TMP/huge.svm" \
+    --input-format libsvm --no-noise
+printf '1 1:1\n0 1000:1\n1 2:1\n' >"$TMP/wide.svm"
+expect_usage "libsvm: a lowered limit, at the line" 'wide.svm:2: feature index 1000: 2 x 1000 doubles' \
+    glmtron --data "$TMP/wide.svm" --input-format libsvm --max-data-size 10K
+
+expect_usage "--epochs 10^12: above the limit" "--epochs: at most 1000000, got '1000000000000'" \
+    glmtron $SYN --epochs 1000000000000
+expect_usage "--epochs beyond 64 bits" "--epochs: at most 1000000" glmtron $SYN --epochs 99999999999999999999999
+expect_usage "--epochs x examples above 1e10" \
+    '--epochs: 1000000 epochs of 16000 training examples are 1.6e\+10 gradient evaluations, above the limit of 1e\+10' \
+    glmtron --synthetic n=20000,d=2 --epochs 1000000
+expect_usage "sgd --epochs above the limit" "--epochs: at most 1000000" sgd $CLS --no-noise --epochs 1000001
+expect_usage "--batch-size above 1e9" "--batch-size: at most 1000000000" dp-relu-sgd $SYN --epsilon 1 --delta auto \
+    --batch-size 10000000000
+expect_usage "--estimate-size above 1e9" "--estimate-size: at most 1000000000" dp-mbglmtron $SYN --epsilon 1 \
+    --delta auto --estimate-size 18446744073709551615
+expect_usage "--seed above an unsigned long" "--seed: at most" glmtron $SYN --seed 18446744073709551616
+expect_usage "--seed with a sign" "--seed: expected a whole number" glmtron $SYN --seed -1
+expect_usage "sgd --hyperplanes above 1e6" "--hyperplanes: at most 1000000" sgd $CLS --no-noise --model convex \
+    --hyperplanes 1000001
+expect_usage "sgd --classes above 1e6" "--classes: at most 1000000" sgd $CLS --no-noise --classes 10000000
+expect_usage_small "sgd: a model of 3e9 parameters is refused before allocation" "parameters exceed 2147483647" \
+    sgd $CLS --no-noise --model convex --hyperplanes 1000000 --classes 1000
+printf 'a,label\n1,0\n2,1e20\n' >"$TMP/hugelabel.csv"
+expect_usage "sgd: a label of 1e20 is no class" "largest label 1e\+20" sgd --data "$TMP/hugelabel.csv" \
+    --test-fraction 0 --no-noise --batch-size 1
+expect_usage "a missing option value" "--epochs: needs a value" glmtron $SYN --epochs
+
+# values with a newline or control bytes come back escaped, on one line
+expect_usage "--epsilon with a newline" "--epsilon: expected a number in \(0, inf\), got '1\\\\n2'" \
+    dp-glmtron $SYN --epsilon "1${NL}2" --delta auto
+expect_usage "--epochs with a newline" "--epochs: expected a whole number >= 1, got '5\\\\nX'" \
+    glmtron $SYN --epochs "5${NL}X"
+expect_usage "--threshold with a newline" "--threshold: expected .*got 'a\\\\nb'" glmtron $SYN --threshold "a${NL}b"
+expect_usage "--accountant with a newline" "--accountant: expected one of .*pld.*got 'x\\\\ny'" \
+    dp-relu-sgd $SYN --epsilon 1 --delta auto --accountant "x${NL}y"
+expect_usage "an unknown option with a newline" "unknown option --a\\\\nb" glmtron $SYN "--a${NL}b"
+expect_usage "an algorithm with a newline" "unknown algorithm 'a\\\\nb'" "a${NL}b" $SYN
+expect_usage "--synthetic with a newline" "--synthetic: bad value '1\\\\n00' for key 'n'" glmtron --synthetic "n=1${NL}00"
+expect_usage "a path with a newline" "new\\\\nline.csv: cannot open" glmtron --data "$TMP/new${NL}line.csv"
+expect_usage "--target with a newline" "no column named 'y\\\\nz'" glmtron --data "$TMP/ok.csv" --target "y${NL}z"
+printf 'a,b,y\n1,\033[31m,2\n' >"$TMP/esc.csv"
+expect_usage "a CSV field with an escape sequence" "esc.csv:2: field 2 \('\\\\x1b\[31m'\)" glmtron --data "$TMP/esc.csv"
+long=$(awk 'BEGIN { while (i++ < 500) printf "9" }')
+run dp-glmtron $SYN --epsilon "x$long" --delta auto
+check "a long value is cut with '...' (a line below 200 characters)" 'v1 == 2 && v2 < 200 && v3 > 0' "$status" \
+    "$(awk '{ print length($0) }' "$TMP/err")" "$(grep -c "x999.*\.\.\.'" "$TMP/err")"
+
 finish
