@@ -763,6 +763,9 @@ static void check_bound(const qctx *c, int is_eps, double arg, int st, const dpa
         stats.worst_seconds = seconds;
         snprintf(stats.worst, sizeof stats.worst, CTXFMT "%s -> status %d", CTXARGS(c), call, st);
     }
+    if (opt_verbose && c->case_id >= 900000)
+        fprintf(stderr, "PINNED " CTXFMT "%s -> status %d [%.6g, %.6g, %.6g] flags 0x%x %.3f s\n", CTXARGS(c), call, st,
+                b->lower, b->estimate, b->upper, b->flags, seconds);
     if (opt_verbose && seconds > 0.25)
         fprintf(stderr, "SLOW %.3f s: " CTXFMT "%s -> status %d\n", seconds, CTXARGS(c), call, st);
     if (st == DPA_OK) stats.ok++;
@@ -864,7 +867,7 @@ typedef struct {
     dpa_event *ev;
     char desc[1024];
     ref_mech ref;
-    double deltas[2], epss[2];
+    double deltas[3], epss[3]; /* up to 3 (pinned cases); random cases use 2 */
     int ndelta, neps;
     double orders[16];
     size_t norders;
@@ -1378,6 +1381,7 @@ START_TEST(pinned_cases)
         ck_assert_msg(e != NULL, "pinned case %zu: %s", i, err.message);
         pc.ev = e;
         dpa_event_describe(e, pc.desc, sizeof pc.desc);
+        _Static_assert(sizeof pc.deltas == sizeof p->deltas && sizeof pc.epss == sizeof p->epss, "query arrays");
         memcpy(pc.deltas, p->deltas, sizeof pc.deltas);
         memcpy(pc.epss, p->epss, sizeof pc.epss);
         pc.ndelta = p->ndelta;
