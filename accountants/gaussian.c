@@ -58,14 +58,18 @@ static int gaussian_epsilon(void *state, const dpa_options *opt, double delta, d
                             dpa_error *err)
 {
     (void)opt;
-    return dpa_gdp_epsilon(total_mu(state), delta, out, err);
+    int st = dpa_gdp_epsilon(total_mu(state), delta, out, err);
+    if (!st) dpa_gdp_drop_uncertain_lower(dpa_sum_value(&((gaussian_state *)state)->inv_var), out);
+    return st;
 }
 
 static int gaussian_delta(void *state, const dpa_options *opt, double epsilon, dpa_bound *out,
                           dpa_error *err)
 {
     (void)opt;
-    return dpa_gdp_delta(total_mu(state), epsilon, out, err);
+    int st = dpa_gdp_delta(total_mu(state), epsilon, out, err);
+    if (!st) dpa_gdp_drop_uncertain_lower(dpa_sum_value(&((gaussian_state *)state)->inv_var), out);
+    return st;
 }
 
 static double gaussian_state_value(const void *state, const char **what)

@@ -26,13 +26,14 @@ static int leaf_mu2(const dpa_event *e, const dpa_options *opt, double *mu2, int
 {
     dpa_event_kind kind = dpa_event_get_kind(e);
     if (kind == DPA_EVENT_GAUSSIAN) {
+        /* positive for finite noise, also where it underflows */
         double s = dpa_event_param(e, 0);
-        *mu2 = 1.0 / (s * s);
+        *mu2 = dpa_positive_up(1.0 / s / s);
         return DPA_OK;
     }
     if (kind == DPA_EVENT_GDP) {
         double mu = dpa_event_param(e, 0);
-        *mu2 = mu * mu;
+        *mu2 = mu > 0.0 ? dpa_positive_up(mu * mu) : 0.0;
         return DPA_OK;
     }
     if (kind == DPA_EVENT_NOISY_CGD || kind == DPA_EVENT_TREE_AGGREGATION) {
@@ -46,7 +47,7 @@ static int leaf_mu2(const dpa_event *e, const dpa_options *opt, double *mu2, int
         dpa_event_get_kind(dpa_event_child(e, 0)) == DPA_EVENT_GAUSSIAN) {
         double q = dpa_event_param(e, 0);
         double s = dpa_event_param(dpa_event_child(e, 0), 0);
-        if (q == 1.0) { *mu2 = 1.0 / (s * s); return DPA_OK; }
+        if (q == 1.0) { *mu2 = dpa_positive_up(1.0 / s / s); return DPA_OK; }
         if (opt->relation != DPA_ADD_REMOVE)
             return dpa_fail(err, DPA_EUNSUPPORTED,
                             "gdp: the CLT for Poisson sampling is stated for add/remove neighbours only");
@@ -135,6 +136,7 @@ static int gdp_epsilon(void *state, const dpa_options *opt, double delta, dpa_bo
         return DPA_OK;
     }
     int st = dpa_gdp_epsilon(mu, delta, out, err);
+    if (!st) dpa_gdp_drop_uncertain_lower(dpa_sum_value(&s->mu2), out);
     if (!st) mark_approximate(s, out);
     return st;
 }
@@ -150,6 +152,7 @@ static int gdp_delta(void *state, const dpa_options *opt, double epsilon, dpa_bo
         return DPA_OK;
     }
     int st = dpa_gdp_delta(mu, epsilon, out, err);
+    if (!st) dpa_gdp_drop_uncertain_lower(dpa_sum_value(&s->mu2), out);
     if (!st) mark_approximate(s, out);
     return st;
 }

@@ -43,12 +43,18 @@ static double log_binomial(double alpha, double k)
  * is A - 1 for the Renyi moment A. */
 static double eps_from_excess(double log_excess, double alpha)
 {
-    return dpa_log_add_exp(0.0, log_excess) / (alpha - 1.0);
+    double eps = dpa_log_add_exp(0.0, log_excess) / (alpha - 1.0);
+    /* A - 1 > 0 (log_excess > -inf) is a positive eps, even below the
+     * double range */
+    return log_excess > -INFINITY ? dpa_positive_up(eps) : eps;
 }
 
 double rdp_gaussian(double sigma, double alpha)
 {
-    return pad_up(alpha / (2.0 * sigma * sigma));
+    /* alpha / (2 sigma^2) without forming sigma^2 (which overflows for sigma
+     * = 1e200 and underflows for 1e-200); positive for finite sigma */
+    double eps = alpha / 2.0 / sigma / sigma;
+    return pad_up(isfinite(sigma) ? dpa_positive_up(eps) : eps);
 }
 
 /* (alpha - 1) eps(alpha) = log E[(mu/mu0)^alpha] is convex in alpha (a
@@ -268,7 +274,14 @@ double rdp_laplace(double b, double alpha)
      * the log1p argument lies in (-1/2, 0]. */
     double eps = 1.0 / b;
     double v = (alpha - 1.0) * expm1((1.0 - 2.0 * alpha) * eps) / (2.0 * alpha - 1.0);
-    return pad_up(eps + log1p(v) / (alpha - 1.0));
+    /* eps + log1p(v)/(alpha - 1) cancels for small eps (both terms are about
+     * eps, their sum about alpha eps^2 / 2): its absolute error, a few ulps
+     * of eps, is added.  Bun & Steinke 2016, Prop. 3.3 (eps-DP is
+     * eps^2/2-zCDP, so D_alpha <= alpha eps^2 / 2) bounds it too, without
+     * cancellation; both are valid, the smaller is used. */
+    double exact = eps + log1p(v) / (alpha - 1.0) + 16.0 * DBL_EPSILON * eps;
+    double zcdp = alpha / 2.0 * eps * eps;
+    return pad_up(dpa_positive_up(fmin(exact, zcdp)));
 }
 
 double rdp_randomized_response(double epsilon, double k, double alpha)

@@ -34,25 +34,27 @@ static int leaf_rho(const dpa_event *e, double *rho, double *xi, int *gaussian, 
     *xi = 0.0;
     *gaussian = 0;
     switch (kind) {
-    case DPA_EVENT_GAUSSIAN: *rho = 0.5 / (p0 * p0); *gaussian = 1; return DPA_OK;
-    case DPA_EVENT_GDP: *rho = 0.5 * p0 * p0; *gaussian = 1; return DPA_OK;
+    /* every rho below is positive for finite noise: dpa_positive_up keeps
+     * one that underflows from claiming exact privacy */
+    case DPA_EVENT_GAUSSIAN: *rho = dpa_positive_up(0.5 / p0 / p0); *gaussian = 1; return DPA_OK;
+    case DPA_EVENT_GDP: *rho = p0 > 0.0 ? dpa_positive_up(0.5 * p0 * p0) : 0.0; *gaussian = 1; return DPA_OK;
     case DPA_EVENT_NOISY_CGD:                   /* mu-GDP: rho = mu^2 / 2 */
     case DPA_EVENT_TREE_AGGREGATION: {          /* Gaussian nodes */
         const dpa_event *bad;
         double inv_var;
         if (dpa_event_inverse_variance(e, &inv_var, &bad))
             return dpa_fail(err, DPA_EINVAL, "zcdp: invalid %s event", dpa_event_kind_name(kind));
-        *rho = 0.5 * inv_var;
+        *rho = inv_var > 0.0 ? dpa_positive_up(0.5 * inv_var) : 0.0;
         *gaussian = 1;
         return DPA_OK;
     }
     case DPA_EVENT_ZCDP: *rho = p0; *xi = dpa_event_param(e, 1); return DPA_OK;
     case DPA_EVENT_DISCRETE_GAUSSIAN: {
         double d = (double)dpa_event_count(e, 0);
-        *rho = 0.5 * (d / p0) * (d / p0);
+        *rho = dpa_positive_up(0.5 * (d / p0) * (d / p0));
         return DPA_OK;
     }
-    case DPA_EVENT_EXPONENTIAL: *rho = p0 * p0 / 8.0; return DPA_OK; /* eps-bounded range */
+    case DPA_EVENT_EXPONENTIAL: *rho = p0 > 0.0 ? dpa_positive_up(p0 * p0 / 8.0) : 0.0; return DPA_OK; /* eps-bounded range */
     /* pure eps-DP is eps^2/2-zCDP */
     case DPA_EVENT_LAPLACE:
     case DPA_EVENT_RANDOMIZED_RESPONSE:
@@ -82,7 +84,7 @@ static int leaf_rho(const dpa_event *e, double *rho, double *xi, int *gaussian, 
         return dpa_fail(err, DPA_EUNSUPPORTED, "zcdp: %s events are not supported",
                         dpa_event_kind_name(kind));
     }
-    *rho = 0.5 * eps * eps;
+    *rho = eps > 0.0 ? dpa_positive_up(0.5 * eps * eps) : 0.0;
     return DPA_OK;
 }
 
@@ -182,6 +184,7 @@ static void gaussian_lower(const zcdp_state *s, double rho, int want_eps, double
     if (st) return;
     out->lower = fmin(g.lower, out->upper);
     out->flags &= ~(unsigned)DPA_NO_LOWER;
+    dpa_gdp_drop_uncertain_lower(2.0 * rho, out);
 }
 
 static int zcdp_epsilon(void *state, const dpa_options *opt, double delta, dpa_bound *out,

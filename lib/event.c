@@ -578,11 +578,15 @@ static int add_inverse_variance(const dpa_event *e, double times, dpa_sum *sum,
                                 const dpa_event **offender)
 {
     switch (e->kind) {
+    /* Each term is positive for finite noise (mu > 0): one that underflows
+     * is rounded up to the smallest double (dpa_positive_up), never to 0,
+     * which would make sigma = 1e300 exactly private; sigma * sigma is not
+     * formed, so that it cannot overflow to inf first. */
     case DPA_EVENT_GAUSSIAN:
-        dpa_sum_add(sum, times / (e->param[0] * e->param[0]));
+        dpa_sum_add(sum, dpa_positive_up(times / e->param[0] / e->param[0]));
         return DPA_OK;
     case DPA_EVENT_GDP:
-        dpa_sum_add(sum, times * e->param[0] * e->param[0]);
+        dpa_sum_add(sum, e->param[0] > 0.0 ? dpa_positive_up(times * e->param[0] * e->param[0]) : 0.0);
         return DPA_OK;
     case DPA_EVENT_TREE_AGGREGATION: {
         /* Kairouz et al. 2021 (DP-FTRL): the online tree over r leaves
@@ -597,13 +601,13 @@ static int add_inverse_variance(const dpa_event *e, double times, dpa_sum *sum,
         if (r == 0 || r > steps) r = steps;
         double trees = ceil((double)steps / (double)r), path = 1.0;
         for (uint64_t v = r; v > 1; v >>= 1) path += 1.0;
-        dpa_sum_add(sum, times * trees * path / (e->param[0] * e->param[0]));
+        dpa_sum_add(sum, dpa_positive_up(times * trees * path / e->param[0] / e->param[0]));
         return DPA_OK;
     }
     case DPA_EVENT_NOISY_CGD: {               /* mu-GDP */
         double mu;
         if (dpa_event_noisy_cgd_mu(e, &mu)) { *offender = e; return DPA_EINVAL; }
-        dpa_sum_add(sum, times * mu * mu);
+        dpa_sum_add(sum, mu > 0.0 ? dpa_positive_up(times * mu * mu) : 0.0);
         return DPA_OK;
     }
     case DPA_EVENT_SELF_COMPOSED:

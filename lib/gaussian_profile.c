@@ -98,6 +98,13 @@ double dpa_gdp_delta_relerr(double mu, double epsilon)
 /* mu = +inf is allowed: the mu of a noise multiplier so small that 1/sigma^2
  * overflows, whose two outputs are told apart with certainty (delta(eps) =
  * 1 for every eps, no finite eps at any delta < 1). */
+void dpa_gdp_drop_uncertain_lower(double mu2, dpa_bound *out)
+{
+    if (!(mu2 < DBL_MIN)) return;
+    out->lower = 0.0;
+    out->flags = (out->flags & ~(unsigned)DPA_EXACT) | DPA_NO_LOWER;
+}
+
 static int check_mu(double mu, dpa_error *err)
 {
     if (!(mu >= 0.0))

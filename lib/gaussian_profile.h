@@ -16,4 +16,11 @@ double dpa_gdp_delta_relerr(double mu, double epsilon);
 /* log delta(eps) of mu-GDP (see gaussian_profile.c); -inf when delta = 0. */
 double dpa_gdp_log_delta(double mu, double epsilon);
 
+/* mu^2 below the normal double range came from terms rounded up to keep
+ * them positive (dpa_positive_up): an upper bound on the true mu^2, but not
+ * a lower one, so a lower bound computed from it is not certified.  Drops
+ * out's lower bound (0, DPA_NO_LOWER, no longer exact) in that case. */
+#include "dpacct.h"
+void dpa_gdp_drop_uncertain_lower(double mu2, dpa_bound *out);
+
 #endif

@@ -204,6 +204,14 @@ double dpa_sum_value(const dpa_sum *s)
     return s->sum + s->compensation;
 }
 
+double dpa_positive_up(double x)
+{
+    /* below DBL_MIN the last rounding (at most half of DBL_TRUE_MIN) is not
+     * relative any more: one DBL_TRUE_MIN more covers it, and makes an
+     * underflow to 0 the smallest positive double */
+    return x >= 0.0 && x < DBL_MIN ? x + DBL_TRUE_MIN : x;
+}
+
 double dpa_exp_upper(double log_x)
 {
     if (log_x == -INFINITY) return 0.0;

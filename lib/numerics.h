@@ -58,4 +58,12 @@ void dpa_gsl_quiet(void);
  * not as 0, which would lie below it), and at most 1. */
 double dpa_exp_upper(double log_x);
 
+/* An upper bound on a quantity known to be positive (1/sigma^2 of finite
+ * noise, mu^2 of a mu > 0, eps^2/2 of an eps > 0) computed with one final
+ * rounding: x itself in the normal range; below it x + DBL_TRUE_MIN, so
+ * that the last (absolute) rounding is covered and an underflow to 0,
+ * which would claim exact privacy, becomes the smallest positive double.
+ * NaN and inf pass through. */
+double dpa_positive_up(double x);
+
 #endif
