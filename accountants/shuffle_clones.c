@@ -98,7 +98,11 @@ clones_pair clones_pair_make(double eps0, double delta0, uint64_t n, int randomi
  * ulps; the terms reach N log N, which is what limits N). */
 static ld log_binom(uint64_t N, uint64_t k, ld log_p, ld log_q, ld *abs_err)
 {
-    ld t[5] = { lgammal((ld)N + 1.0L), -lgammal((ld)k + 1.0L), -lgammal((ld)(N - k) + 1.0L),
+    /* lgammal_r: lgammal writes the global signgam (a data race between
+     * threads); every argument here is >= 1, so the sign is + */
+    int sign;
+    ld t[5] = { lgammal_r((ld)N + 1.0L, &sign), -lgammal_r((ld)k + 1.0L, &sign),
+                -lgammal_r((ld)(N - k) + 1.0L, &sign),
                 k ? (ld)k * log_p : 0.0L, N - k ? (ld)(N - k) * log_q : 0.0L };
     ld v = 0.0L, mag = 0.0L;
     for (int i = 0; i < 5; i++) { v += t[i]; mag += fabsl(t[i]); }
