@@ -29,6 +29,15 @@ DPT_HIDDEN int dpt_fail(dpa_error *err, int status, const char *fmt, ...) DPT_PR
  * behind "...".  Writes into buf (size bytes) and returns buf. */
 DPT_HIDDEN const char *dpt_short_path(const char *path, size_t keep, char *buf, size_t size);
 
+/* Turn GSL's aborting error handler off, once per process (GSL's handler is
+ * a global: setting it from several threads at once would be a data race). */
+DPT_HIDDEN void dpt_gsl_quiet(void);
+
+/* strerror(errnum), thread-safe (strerror is not required to be: glibc's
+ * is "MT-Unsafe race:strerror"): the text lives in a thread-local buffer
+ * valid until the thread's next call. */
+DPT_HIDDEN const char *dpt_strerror(int errnum);
+
 /* A gsl_rng of type mt19937 seeded with `seed`, with GSL's aborting error
  * handler turned off first (as libdpacct does): NULL and DPA_ENOMEM in err
  * when it cannot be allocated.  Free with gsl_rng_free. */
