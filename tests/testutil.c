@@ -2,6 +2,14 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int test_quick(void)
+{
+    const char *v = getenv("DPACCT_TEST_QUICK");
+    return v && *v && strcmp(v, "0") != 0;
+}
 
 int long_double_precision_reduced(void)
 {

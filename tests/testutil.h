@@ -25,4 +25,9 @@ dpa_accountant *accountant_with_options(const char *method, const dpa_options *o
 int long_double_precision_reduced(void);
 int long_double_range_reduced(void);
 
+/* 1 when DPACCT_TEST_QUICK is set to a nonzero value (`make valgrind` sets
+ * it): suites whose cost is in their MPFR references check a sample of
+ * their grids, still touching every accountant path. */
+int test_quick(void);
+
 #endif
