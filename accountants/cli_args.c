@@ -495,7 +495,8 @@ static int parse_args(const command_info *cmd, int argc, char **argv, cli *c, in
     struct option longopts[OPT_COUNT + 1];
     build_long_options(longopts);
     opterr = 0; /* getopt's own messages would break the one-line rule */
-    optind = 1;
+    optind = 0; /* 0, not 1: also resets getopt's position inside a group of
+                 * short options left by an earlier parse (glibc, musl, BSD) */
     for (;;) {
         int ch = getopt_long(argc, argv, ":h", longopts, NULL);
         if (ch == -1) break;

@@ -33,10 +33,13 @@ static double log_expm1(double x)
     return x > 30.0 ? x + log1p(-exp(-x)) : log(expm1(x));
 }
 
-/* log of the binomial coefficient C(alpha, k) for real alpha >= k >= 0. */
+/* log of the binomial coefficient C(alpha, k) for real alpha >= k >= 0.
+ * lgamma_r, not lgamma: lgamma writes the global signgam, a data race
+ * between accountants in different threads (the sign is + here anyway). */
 static double log_binomial(double alpha, double k)
 {
-    return lgamma(alpha + 1.0) - lgamma(k + 1.0) - lgamma(alpha - k + 1.0);
+    int sign;
+    return lgamma_r(alpha + 1.0, &sign) - lgamma_r(k + 1.0, &sign) - lgamma_r(alpha - k + 1.0, &sign);
 }
 
 /* eps(alpha) = log(1 + e^{log_excess}) / (alpha - 1), where e^{log_excess}

@@ -65,15 +65,49 @@
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #define WINDOW_SD 14.0
 /* Bin(c, 1/2) outside [k_lo, k_hi] = c/2 -+ (k_window_sd sd + 1) holds at
  * most 2 exp(-2 t^2 / c) = 2 e^{-k_window_sd^2 / 2} (Hoeffding, t = sd z). */
 #define KWINDOW_SD 10.0
-#define ULD LDBL_EPSILON         /* unit roundoff of long double (2^-63 on x86-64) */
 
 typedef long double ld;
+
+/* The unit of the long double error terms below, measured at run time.
+ * LDBL_EPSILON (2^-63 on x86-64) describes the format, not necessarily the
+ * arithmetic: valgrind emulates x87 long doubles with 64-bit doubles, and
+ * the x87 precision control may be set to 53 bits (the default on some
+ * systems, or by an application), so results can carry double rounding
+ * errors (2^-52) while LDBL_EPSILON claims 2^-63.  Every error bound here
+ * is a multiple of ULD, so measuring it (the smallest power of two u with
+ * 1 + u != 1 in long double arithmetic, through volatiles so that nothing
+ * is folded at compile time) keeps the brackets certified there, only
+ * wider.  The libm long double functions (lgammal, expl, logl, ...) run on
+ * the same arithmetic, and their few-ulp errors scale with it. */
+static ld uld_measured = LDBL_EPSILON;
+static pthread_once_t uld_once = PTHREAD_ONCE_INIT;
+
+static void uld_measure(void)
+{
+    volatile ld one = 1.0L, u = 1.0L, half, sum;
+    for (;;) {
+        half = u * 0.5L;
+        sum = one + half;
+        if (sum == one) break;
+        u = half;
+    }
+    uld_measured = u > LDBL_EPSILON ? u : LDBL_EPSILON;
+}
+
+static ld unit_roundoff(void)
+{
+    pthread_once(&uld_once, uld_measure);
+    return uld_measured;
+}
+
+#define ULD (unit_roundoff())
 
 clones_pair clones_pair_make(double eps0, double delta0, uint64_t n, int randomizer_class)
 {
@@ -98,7 +132,11 @@ clones_pair clones_pair_make(double eps0, double delta0, uint64_t n, int randomi
  * ulps; the terms reach N log N, which is what limits N). */
 static ld log_binom(uint64_t N, uint64_t k, ld log_p, ld log_q, ld *abs_err)
 {
-    ld t[5] = { lgammal((ld)N + 1.0L), -lgammal((ld)k + 1.0L), -lgammal((ld)(N - k) + 1.0L),
+    /* lgammal_r: lgammal writes the global signgam (a data race between
+     * threads); every argument here is >= 1, so the sign is + */
+    int sign;
+    ld t[5] = { lgammal_r((ld)N + 1.0L, &sign), -lgammal_r((ld)k + 1.0L, &sign),
+                -lgammal_r((ld)(N - k) + 1.0L, &sign),
                 k ? (ld)k * log_p : 0.0L, N - k ? (ld)(N - k) * log_q : 0.0L };
     ld v = 0.0L, mag = 0.0L;
     for (int i = 0; i < 5; i++) { v += t[i]; mag += fabsl(t[i]); }

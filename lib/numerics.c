@@ -5,6 +5,7 @@
 #include <float.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
+#include <pthread.h>
 
 double dpa_log_add_exp(double a, double b)
 {
@@ -178,9 +179,18 @@ int dpa_find_root(dpa_scalar_fn f, void *ctx, double lo, double hi, double abs_t
     return DPA_OK;
 }
 
-void dpa_gsl_quiet(void)
+/* gsl_set_error_handler_off writes GSL's global handler: done once, so that
+ * accountants running in several threads do not race on it. */
+static pthread_once_t gsl_quiet_once = PTHREAD_ONCE_INIT;
+
+static void gsl_quiet_now(void)
 {
     gsl_set_error_handler_off();
+}
+
+void dpa_gsl_quiet(void)
+{
+    pthread_once(&gsl_quiet_once, gsl_quiet_now);
 }
 
 void dpa_sum_add(dpa_sum *s, double x)

@@ -49,8 +49,9 @@ typedef struct dpa_sum { double sum, compensation; } dpa_sum;
 void dpa_sum_add(dpa_sum *s, double x);
 double dpa_sum_value(const dpa_sum *s);
 
-/* Turn off GSL's aborting error handler (idempotent; called by every entry
- * point that uses GSL routines able to raise an error). */
+/* Turn off GSL's aborting error handler (once per process, thread-safe;
+ * called by every entry point that uses GSL routines able to raise an
+ * error). */
 void dpa_gsl_quiet(void);
 
 /* exp(log_x) for an upper bound: never 0 when log_x is finite (a positive

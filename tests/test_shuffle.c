@@ -116,6 +116,10 @@ START_TEST(large_n_matches_mpfr)
     const struct { double eps0; unsigned long n; double eps; } cases[] = {
         { 1.0, 5000, 0.05 }, { 1.0, 5000, 0.1 }, { 3.0, 20000, 0.2 }, { 0.5, 20000, 0.02 },
     };
+    int reduced = long_double_precision_reduced();
+    if (reduced)
+        printf("shuffle: long double arithmetic has only double precision here (valgrind?): "
+               "large_n_matches_mpfr allows brackets 2048 times wider\n");
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         dpa_accountant *a = shuffled(cases[c].eps0, cases[c].n, 0.0);
         dpa_error err = { 0 };
@@ -126,7 +130,9 @@ START_TEST(large_n_matches_mpfr)
                cases[c].eps, b.lower, b.upper, ref);
         ck_assert_msg(b.lower <= ref && ref <= b.upper, "case %zu: [%.17g, %.17g] misses %.17g", c, b.lower, b.upper,
                       ref);
-        ck_assert_double_le(b.upper - b.lower, 1e-8 * b.upper);
+        /* the width is a multiple of the long double unit roundoff: 2^11
+         * times wider when the arithmetic is double (valgrind) */
+        ck_assert_double_le(b.upper - b.lower, (reduced ? 2048.0 : 1.0) * 1e-8 * b.upper);
         dpa_accountant_free(a);
     }
     /* n = 1e8 runs (0.5 s on this machine) and stays below the closed form */
@@ -149,8 +155,16 @@ START_TEST(large_eps0)
     dpa_accountant *a = shuffled(800.0, 1000, 0.0);
     dpa_error err = { 0 };
     dpa_bound b;
-    ck_assert_msg(dpa_accountant_epsilon(a, 1e-6, &b, &err) == DPA_OK, "%s", err.message);
+    int st = dpa_accountant_epsilon(a, 1e-6, &b, &err);
     double exact = 800.0 + log1p(-1e-6);
+    if (long_double_range_reduced() && st == DPA_EACCURACY) {
+        /* e^800 is beyond a double: with long doubles of double range
+         * (valgrind) the bracket is wide, and must still hold */
+        printf("shuffle: long double has only the double exponent range here (valgrind?): large_eps0 checks "
+               "the bracket [%.6g, %.6g] only, not its width\n", b.lower, b.upper);
+        st = DPA_OK;
+    }
+    ck_assert_msg(st == DPA_OK, "%s", err.message);
     ck_assert_msg(b.lower <= exact && exact <= b.upper, "[%.12g, %.12g] vs %.12g", b.lower, b.upper, exact);
     dpa_accountant_free(a);
 }
@@ -285,7 +299,15 @@ START_TEST(pld_composes_rounds)
     dpa_accountant *sh = shuffled_local("shuffle", 1.0, 0.0, 100000, DPA_LOCAL_ANY, 1);
     dpa_error err = { 0 };
     dpa_bound bp, bs;
-    ck_assert_int_eq(dpa_accountant_epsilon(pl, 1e-6, &bp, &err), DPA_OK);
+    int st = dpa_accountant_epsilon(pl, 1e-6, &bp, &err);
+    if (st == DPA_EACCURACY && long_double_precision_reduced()) {
+        /* under valgrind (emulated long doubles, 50 times slower) pld's
+         * refinement stops at its wall-clock deadline: the bracket is wide
+         * and must still hold */
+        printf("shuffle: pld eps under emulated long doubles (valgrind?) stopped early: %s\n", err.message);
+        st = DPA_OK;
+    }
+    ck_assert_msg(st == DPA_OK, "%s", err.message);
     ck_assert_int_eq(dpa_accountant_epsilon(sh, 1e-6, &bs, &err), DPA_OK);
     ck_assert_msg(bp.lower <= bs.lower && bs.upper <= bp.upper, "pld [%.10g, %.10g] vs shuffle [%.10g, %.10g]",
                   bp.lower, bp.upper, bs.lower, bs.upper);

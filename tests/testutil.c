@@ -1,6 +1,33 @@
 /* testutil.c - small helpers shared by the Check suites. */
 #include "testutil.h"
 
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int test_quick(void)
+{
+    const char *v = getenv("DPACCT_TEST_QUICK");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+int long_double_precision_reduced(void)
+{
+    volatile long double one = 1.0L, tiny = 0x1p-60L, sum;
+    sum = one + tiny;
+    return sum == one;
+}
+
+int long_double_range_reduced(void)
+{
+    /* exact in a long double of the x87 range; under valgrind the square
+     * overflows (to inf or to LDBL_MAX, which valgrind's conversion makes
+     * of it) */
+    volatile long double big = 0x1p1000L, square;
+    square = big * big;
+    return !(square / big == big);
+}
+
 int run_suite(Suite *s)
 {
     SRunner *sr = srunner_create(s);

@@ -15,4 +15,19 @@ dpa_accountant *accountant_with(const char *method, dpa_event *e);
 /* The same with options (NULL: the defaults). */
 dpa_accountant *accountant_with_options(const char *method, const dpa_options *opt, dpa_event *e);
 
+/* Whether long double arithmetic is narrower than its format claims, as
+ * under valgrind, which emulates x87 long doubles with 64-bit doubles
+ * (measured at run time through volatiles): the precision is that of a
+ * double (1 + 2^-60 rounds to 1), or the exponent range is (2^1000 squared
+ * overflows).  Tests whose digits or range assume the format's use these to
+ * widen or skip those checks, saying so; certified brackets must still
+ * contain the truth. */
+int long_double_precision_reduced(void);
+int long_double_range_reduced(void);
+
+/* 1 when DPACCT_TEST_QUICK is set to a nonzero value (`make valgrind` sets
+ * it): suites whose cost is in their MPFR references check a sample of
+ * their grids, still touching every accountant path. */
+int test_quick(void);
+
 #endif

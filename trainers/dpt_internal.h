@@ -53,6 +53,15 @@ DPT_HIDDEN int dpt_load_libsvm_max(const char *path, size_t d, uint64_t max_byte
 DPT_HIDDEN int dpt_load_idx_max(const char *images, const char *labels, uint64_t max_bytes, dpt_dataset *out,
                                 dpa_error *err);
 
+/* Turn GSL's aborting error handler off, once per process (GSL's handler is
+ * a global: setting it from several threads at once would be a data race). */
+DPT_HIDDEN void dpt_gsl_quiet(void);
+
+/* strerror(errnum), thread-safe (strerror is not required to be: glibc's
+ * is "MT-Unsafe race:strerror"): the text lives in a thread-local buffer
+ * valid until the thread's next call. */
+DPT_HIDDEN const char *dpt_strerror(int errnum);
+
 /* A gsl_rng of type mt19937 seeded with `seed`, with GSL's aborting error
  * handler turned off first (as libdpacct does): NULL and DPA_ENOMEM in err
  * when it cannot be allocated.  Free with gsl_rng_free. */

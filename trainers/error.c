@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -169,11 +170,44 @@ int dpt_dataset_alloc_max(dpt_dataset *ds, size_t n, size_t d, uint64_t max_byte
     return st ? st : dpt_dataset_alloc(ds, n, d, err);
 }
 
+static pthread_once_t gsl_quiet_once = PTHREAD_ONCE_INIT;
+
+static void gsl_quiet_now(void)
+{
+    gsl_set_error_handler_off();
+}
+
+void dpt_gsl_quiet(void)
+{
+    pthread_once(&gsl_quiet_once, gsl_quiet_now);
+}
+
+/* strerror_r is the XSI one (int) or, with _GNU_SOURCE, the GNU one (char *,
+ * possibly not using buf): whichever this libc declares. */
+static const char *xsi_result(int status, const char *buf)
+{
+    return status == 0 ? buf : "unknown error";
+}
+
+static const char *gnu_result(const char *text, const char *buf)
+{
+    (void)buf;
+    return text;
+}
+
+const char *dpt_strerror(int errnum)
+{
+    static _Thread_local char buf[128];
+    buf[0] = '\0';
+    return _Generic(strerror_r(errnum, buf, sizeof buf), int: xsi_result, char *: gnu_result)(
+        strerror_r(errnum, buf, sizeof buf), buf);
+}
+
 gsl_rng *dpt_rng_new(unsigned long seed, dpa_error *err)
 {
     /* GSL's default handler aborts on a failed allocation; a library must
      * report it instead. */
-    gsl_set_error_handler_off();
+    dpt_gsl_quiet();
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!r) {
         dpt_fail(err, DPA_ENOMEM, "cannot allocate the random number generator");

@@ -44,7 +44,7 @@ static int next_line(csv_state *st, dpa_error *err)
         if (len < 0) {
             if (ferror(st->f))
                 return dpt_fail(err, DPA_EINVAL, "%s:%zu: read error: %s", st->path,
-                                st->line_no + 1, strerror(errno ? errno : EIO));
+                                st->line_no + 1, dpt_strerror(errno ? errno : EIO));
             if (errno == ENOMEM)
                 return dpt_fail(err, DPA_ENOMEM, "%s:%zu: out of memory reading the line",
                                 st->path, st->line_no + 1);
@@ -251,7 +251,7 @@ int dpt_load_csv_max(const char *path, const char *target, uint64_t max_bytes, d
     csv_state st = { dpt_short_path(path, PATH_KEEP, shortened, sizeof shortened), NULL, NULL, 0, 0, max_bytes };
     st.f = fopen(path, "r");
     if (!st.f)
-        return dpt_fail(err, DPA_EINVAL, "%s: cannot open: %s", st.path, strerror(errno));
+        return dpt_fail(err, DPA_EINVAL, "%s: cannot open: %s", st.path, dpt_strerror(errno));
     int status = load(&st, target, out, err);
     free(st.line);
     fclose(st.f);

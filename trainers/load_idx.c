@@ -45,7 +45,7 @@ static const char *zlib_reason(const idx_file *file, int *errnum)
     *errnum = Z_OK;
     const char *why = gzerror(file->f, errnum);
     if (*errnum == Z_OK || !why) return NULL;
-    if (*errnum == Z_ERRNO) return strerror(errno);
+    if (*errnum == Z_ERRNO) return dpt_strerror(errno);
     size_t len = strlen(file->path);
     if (strncmp(why, file->path, len) == 0 && why[len] == ':') {
         why += len + 1;
@@ -62,7 +62,7 @@ static int idx_open(idx_file *file, const char *path, dpa_error *err)
     file->f = gzopen(path, "rb");
     if (!file->f)
         return dpt_fail(err, errno ? DPA_EINVAL : DPA_ENOMEM, "%s: cannot open: %s", file->name,
-                        errno ? strerror(errno) : "out of memory");
+                        errno ? dpt_strerror(errno) : "out of memory");
     gzbuffer(file->f, 1u << 17);
     return DPA_OK;
 }

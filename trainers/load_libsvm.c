@@ -168,7 +168,7 @@ int dpt_load_libsvm_max(const char *path, size_t d, uint64_t max_bytes, dpt_data
     if (!path) return dpt_fail(err, DPA_EINVAL, "load_libsvm: NULL path");
     const char *name = dpt_short_path(path, PATH_KEEP, shortened, sizeof shortened);
     FILE *f = fopen(path, "r");
-    if (!f) return dpt_fail(err, DPA_EINVAL, "%s: cannot open: %s", name, strerror(errno));
+    if (!f) return dpt_fail(err, DPA_EINVAL, "%s: cannot open: %s", name, dpt_strerror(errno));
 
     entries e = { 0 };
     rows r = { 0 };
@@ -182,7 +182,7 @@ int dpt_load_libsvm_max(const char *path, size_t d, uint64_t max_bytes, dpt_data
         if (len < 0) {
             if (ferror(f))
                 status = dpt_fail(err, DPA_EINVAL, "%s:%zu: read error: %s", name, line_no + 1,
-                                  strerror(errno ? errno : EIO));
+                                  dpt_strerror(errno ? errno : EIO));
             else if (errno == ENOMEM)
                 status = dpt_fail(err, DPA_ENOMEM, "%s:%zu: out of memory", name, line_no + 1);
             break;

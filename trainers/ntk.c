@@ -194,7 +194,7 @@ static int cholesky_lower(const double *sigma, size_t n, double *l, dpa_error *e
 {
     memcpy(l, sigma, n * n * sizeof *l);
     gsl_matrix_view v = gsl_matrix_view_array(l, n, n);
-    gsl_set_error_handler_off();
+    dpt_gsl_quiet();
     if (gsl_linalg_cholesky_decomp1(&v.matrix) != GSL_SUCCESS)
         return dpt_fail(err, DPA_EINVAL, "the GSM's sigma is not positive definite (Cholesky failed)");
     for (size_t i = 0; i < n; i++)
@@ -401,7 +401,7 @@ done:
 static int cholesky_solve(double *k, size_t n, const double *y, size_t c, double *alpha, dpa_error *err)
 {
     gsl_matrix_view kv = gsl_matrix_view_array(k, n, n);
-    gsl_set_error_handler_off();
+    dpt_gsl_quiet();
     if (gsl_linalg_cholesky_decomp1(&kv.matrix) != GSL_SUCCESS)
         return dpt_fail(err, DPA_EACCURACY, "ntk: K_lambda is not numerically positive definite (raise the ridge)");
     memcpy(alpha, y, n * c * sizeof *alpha);
