@@ -66,6 +66,7 @@
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #define WINDOW_SD 14.0
@@ -87,6 +88,7 @@ typedef long double ld;
  * wider.  The libm long double functions (lgammal, expl, logl, ...) run on
  * the same arithmetic, and their few-ulp errors scale with it. */
 static ld uld_measured = LDBL_EPSILON;
+static atomic_int uld_ready;          /* set (release) once uld_measured is */
 static pthread_once_t uld_once = PTHREAD_ONCE_INIT;
 
 static void uld_measure(void)
@@ -99,11 +101,13 @@ static void uld_measure(void)
         u = half;
     }
     uld_measured = u > LDBL_EPSILON ? u : LDBL_EPSILON;
+    atomic_store_explicit(&uld_ready, 1, memory_order_release);
 }
 
-static ld unit_roundoff(void)
+/* One acquire load once measured: the walks use it in their inner loops. */
+static inline ld unit_roundoff(void)
 {
-    pthread_once(&uld_once, uld_measure);
+    if (!atomic_load_explicit(&uld_ready, memory_order_acquire)) pthread_once(&uld_once, uld_measure);
     return uld_measured;
 }
 

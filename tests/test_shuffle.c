@@ -120,7 +120,10 @@ START_TEST(large_n_matches_mpfr)
     if (reduced)
         printf("shuffle: long double arithmetic has only double precision here (valgrind?): "
                "large_n_matches_mpfr allows brackets 2048 times wider\n");
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    /* quick (valgrind): the last case's MPFR window sum is 4 minutes there */
+    size_t n_cases = sizeof cases / sizeof cases[0] - (test_quick() ? 1 : 0);
+    if (test_quick()) printf("shuffle: DPACCT_TEST_QUICK: large_n_matches_mpfr without its last case\n");
+    for (size_t c = 0; c < n_cases; c++) {
         dpa_accountant *a = shuffled(cases[c].eps0, cases[c].n, 0.0);
         dpa_error err = { 0 };
         dpa_bound b;

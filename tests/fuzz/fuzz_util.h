@@ -9,7 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A temporary file (made on first use, removed at exit) named by `slot`
+/* A file (in memory where the system allows, else a temporary file
+ * removed at exit; made on first use) named by `slot`
  * (0 or 1), holding exactly size bytes of data; returns its path, or
  * aborts when the file cannot be written (a harness failure, not a
  * finding). */
