@@ -30,6 +30,76 @@ extern "C" {
 enum { DPT_ESCAPE_TAIL = 1 };
 const char *dpt_escape(const char *text, unsigned flags, char *buf, size_t size);
 
+/* ---- randomness ------------------------------------------------------------
+ *
+ * Every draw that protects privacy (the noise, Poisson batch selection, the
+ * secret shuffles, the threshold mechanisms' noise) comes from a dpt_rng
+ * that the caller passes in: ChaCha20 (libsodium's crypto_stream_chacha20),
+ * keyed either
+ *   - from the operating system (dpt_rng_new_secure: libsodium's
+ *     randombytes_buf, i.e. getrandom(2)): the private default; or
+ *   - from a seed (dpt_rng_new_seeded: the key is BLAKE2b-256 of the seed):
+ *     every draw is reproducible, and the run is NOT private (anyone who
+ *     knows the seed can regenerate the noise); the trainers then say so in
+ *     their accounting line ("not private: reproducible noise (--seed)").
+ * A dpt_rng is used by one thread at a time.  Randomness that protects no
+ * one (the test split, w0, the convex model's gates, the NTK's neurons, a
+ * public projection) stays a seeded gsl_rng. */
+typedef struct dpt_rng dpt_rng;
+
+int dpt_rng_new_secure(dpt_rng **out, dpa_error *err);
+int dpt_rng_new_seeded(uint64_t seed, dpt_rng **out, dpa_error *err);
+void dpt_rng_free(dpt_rng *r);
+/* 1 when the generator was seeded (reproducible: not private), 0 when
+ * keyed from the operating system. */
+int dpt_rng_is_seeded(const dpt_rng *r);
+/* The words every accounting line appends for a seeded generator ("" for a
+ * secure one). */
+const char *dpt_rng_privacy_note(const dpt_rng *r);
+
+uint64_t dpt_rng_u64(dpt_rng *r);                 /* 64 uniform bits */
+double dpt_rng_uniform(dpt_rng *r);               /* uniform on [0, 1), multiples of 2^-53 */
+uint64_t dpt_rng_below(dpt_rng *r, uint64_t n);   /* uniform on {0, ..., n - 1} (n >= 1), no bias */
+/* 1 with probability exactly q (q a double in [0, 1]: the uniform's bits
+ * are compared with q's binary expansion until they differ). */
+int dpt_rng_bernoulli(dpt_rng *r, double q);
+/* A uniformly random permutation of a[0..n-1] (Fisher-Yates with
+ * dpt_rng_below). */
+void dpt_rng_shuffle(dpt_rng *r, size_t *a, size_t n);
+/* An index k in {0, ..., K - 1} with P[k] = 2^-k / (2 - 2^(1 - K)) (the
+ * truncated geometric of the bias-reduced sparse DP-SGD); K >= 1. */
+unsigned dpt_rng_truncated_geometric(dpt_rng *r, unsigned K);
+/* A view of r as a gsl_rng (for continuous draws whose mechanism is not
+ * additive noise: the GSM's Wishart), valid until dpt_rng_free(r); NULL
+ * with err set when it cannot be allocated.  A gsl_rng * (void * here so
+ * that this header needs no GSL header); free with gsl_rng_free. */
+void *dpt_rng_gsl(dpt_rng *r, dpa_error *err);
+
+/* Additive noise that does not leak through floating point.  The textbook
+ * samplers compute v + Z in floating point, and the set of doubles that
+ * sum can reach depends on v: Mironov (CCS 2012) recovers v from the low
+ * bits of a Laplace release, and the same holds for Gaussians.  These return
+ * instead round_g(v + Z) for an exact draw Z of the continuous
+ * distribution: the multiple of the grid step g = 2^(floor(log2 s) - 20)
+ * (s = sigma or b) nearest to the real v + Z, converted to the nearest
+ * double.  That is a deterministic function of the exact mechanism's output,
+ * so every accountant's certificate for the continuous mechanism holds
+ * unchanged (post-processing), and no quantity other than s decides the
+ * grid.  The rounding is decided by inversion of a uniform U with lazily
+ * drawn bits: in double with a certified margin where that suffices, and
+ * otherwise with MPFR's correctly rounded erfc / exp evaluated with directed
+ * rounding until U's bits separate it from the boundary.
+ * Preconditions (callers check them once): v finite; s (and A) finite and in
+ * [DPT_NOISE_MIN_SCALE, DPT_NOISE_MAX_SCALE]; otherwise NAN. */
+#define DPT_NOISE_MIN_SCALE 1e-250
+#define DPT_NOISE_MAX_SCALE 1e250
+double dpt_noise_gaussian(dpt_rng *r, double v, double sigma);
+double dpt_noise_laplace(dpt_rng *r, double v, double b);
+/* Laplace of scale b conditioned on [-A, A] (A > 0). */
+double dpt_noise_truncated_laplace(dpt_rng *r, double v, double b, double A);
+/* DPA_OK, or DPA_EINVAL naming `who` when s is not a valid noise scale. */
+int dpt_noise_check_scale(double s, const char *who, dpa_error *err);
+
 /* ---- data ------------------------------------------------------------------ */
 
 /* The loaders and generators refuse (DPA_EINVAL, with the sizes and the
