@@ -9,6 +9,7 @@
  * descent; the injected noise has the calibrated variance.
  */
 #include "dptrain.h"
+#include "test_rng_util.h"
 #include "testutil.h"
 
 #include <check.h>
@@ -213,6 +214,7 @@ START_TEST(sgd_without_noise_is_gradient_descent)
         o.learning_rate = 0.3;
         o.l2 = 0.01;
         dpt_cls_result r;
+        if (!o.rng) o.rng = test_rng(o.seed);
         ck_assert_msg(dpt_cls_train(&D, a, &o, &r, &err) == DPA_OK, "%s", err.message);
         ck_assert_uint_eq(r.steps, 4);
         size_t P = dpt_model_size(b), rows[90];
@@ -250,7 +252,11 @@ START_TEST(noise_has_the_calibrated_std)
     dpt_cls_options o = ncgd_options(3.0, 1e-3, 3);
     o.batch_size = 50;
     o.learning_rate = 0.01;
+    o.smoothness = 20.0;     /* a private run's beta is given; the rows are scaled to meet it */
+    ck_assert_int_eq(dpt_model_bound_smoothness(m, &D, o.smoothness, &err), DPA_OK);
+    ck_assert_double_le(dpt_model_smoothness(m, &D), o.smoothness);
     dpt_cls_result r;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_cls_train(&D, m, &o, &r, &err) == DPA_OK, "%s", err.message);
     double k = (double)r.steps * (double)dpt_model_size(m);
     printf("noise: ratio %.4f over %.0f draws; %llu steps, %zu unused\n", r.noise_ratio, k,
@@ -262,6 +268,7 @@ START_TEST(noise_has_the_calibrated_std)
     dpt_model *relu;
     dpt_model_spec rs = { DPT_MODEL_RELU, 10, 1, 4, 1 };
     ck_assert_int_eq(dpt_model_new(&rs, D.d, &relu, &err), DPA_OK);
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_cls_train(&D, relu, &o, &r, &err), DPA_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "not convex"));
     dpt_model_free(relu);

@@ -8,6 +8,7 @@
  * paper's noise multipliers against the glmtron note's table (4.2).
  */
 #include "dptrain.h"
+#include "test_rng_util.h"
 #include "testutil.h"
 
 #include <check.h>
@@ -54,21 +55,20 @@ static double dot(const double *a, const double *b, size_t d)
     return s;
 }
 
-/* Reference GLMtron: the permutation of gsl_ran_shuffle on mt19937(seed)
- * per epoch, w -= eta (ReLU(x.w) - y) x, averaging w_0..w_{T-1} (or
+/* Reference GLMtron: the permutation of dpt_rng_shuffle on the seeded
+ * generator of `seed` (the one train() passes) per epoch, w -= eta (ReLU(x.w) - y) x, averaging w_0..w_{T-1} (or
  * w_1..w_T with `after`). */
 static void ref_glmtron(const dpt_dataset *D, double eta, uint64_t epochs, unsigned long seed, int after, double *avg)
 {
     size_t n = D->n, d = D->d;
     double *w = calloc(d, sizeof *w);
     size_t *perm = malloc(n * sizeof *perm);
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(r, seed);
+    dpt_rng *r = test_rng(seed);
     for (size_t i = 0; i < n; i++) perm[i] = i;
     memset(avg, 0, d * sizeof *avg);
     uint64_t count = 0;
     for (uint64_t e = 0; e < epochs; e++) {
-        gsl_ran_shuffle(r, perm, n, sizeof *perm);
+        dpt_rng_shuffle(r, perm, n);
         for (size_t t = 0; t < n; t++) {
             if (!after) { for (size_t j = 0; j < d; j++) avg[j] += w[j]; count++; }
             const double *x = D->x + perm[t] * d;
@@ -80,13 +80,15 @@ static void ref_glmtron(const dpt_dataset *D, double eta, uint64_t epochs, unsig
     for (size_t j = 0; j < d; j++) avg[j] /= (double)count;
     free(w);
     free(perm);
-    gsl_rng_free(r);
 }
 
-static dpt_glm_result train(const dpt_dataset *D, const dpt_glm_options *opt)
+static dpt_glm_result train(const dpt_dataset *D, const dpt_glm_options *given)
 {
     dpt_glm_result res;
     dpa_error err = { 0 };
+    dpt_glm_options o = *given;
+    if (!o.rng) o.rng = test_rng(o.seed);
+    const dpt_glm_options *opt = &o;
     ck_assert_msg(dpt_glm_train(D, opt, &res, &err) == DPA_OK, "%s", err.message);
     return res;
 }
@@ -258,29 +260,36 @@ START_TEST(bad_options)
     dpt_glm_result r;
     dpa_error err = { 0 };
     o.learning_rate = -1.0;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "learning rate"));
     dpt_glm_defaults(&o);
     o.delta = 1.0;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "delta"));
     dpt_glm_defaults(&o);
     o.algorithm = DPT_DP_MBGLMTRON;
     o.batch_size = 60;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
     dpt_glm_defaults(&o);
     o.clip_rule = DPT_CLIP_PUBLIC;       /* no public data */
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "public"));
     dpt_glm_defaults(&o);
     o.clip_rule = DPT_CLIP_PRIVATE;      /* DP-GLMtron: not its rule */
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
     dpt_glm_defaults(&o);
     o.clip_rule = (dpt_clip_rule)7;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "clip rule"));
     dpt_glm_defaults(&o);
     o.init_scale = -1.0;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "initial scale"));
     toy_free(&D);
@@ -335,34 +344,34 @@ START_TEST(histogram_threshold_plain)
     dpa_error err = { 0 };
     double s, w = 0.0;
     /* w = 0: (w - y)^2 = y^2: 9 in [8, 16) three times -> 16; w^2 = 0 -> 0 */
-    ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, 0, 1, &s, &err), DPA_OK);
+    ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, NULL, &s, &err), DPA_OK);
     ck_assert_double_eq_tol(s, sqrt(32.0), 1e-15);
     /* w = 5: (5 - 3)^2 = 4 in [4, 8) -> 8; y^2 -> 16; 25 in [16, 32) -> 32 */
     w = 5.0;
-    ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, 0, 1, &s, &err), DPA_OK);
+    ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, NULL, &s, &err), DPA_OK);
     ck_assert_double_eq_tol(s, 8.0, 1e-15);
     p.noise_floor = 0.5;                             /* line 9: sqrt(2 (32 + 0.5)) */
-    ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, 0, 1, &s, &err), DPA_OK);
+    ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, NULL, &s, &err), DPA_OK);
     ck_assert_double_eq_tol(s, sqrt(65.0), 1e-14);
     /* beyond hi: the top bin, right end 1024 */
     w = 100.0;
     p.noise_floor = 0.0;
-    ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, 0, 1, &s, &err), DPA_OK);
+    ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, NULL, &s, &err), DPA_OK);
     ck_assert_double_eq_tol(s, sqrt(2048.0), 1e-12);
     /* exactly on a power of two goes up: 4 is in [4, 8) */
     double y4[2] = { 2, 2 };
     dpt_dataset F = column(2, y4);
     p.groups = 2;
     w = 0.0;
-    ck_assert_int_eq(dpt_histogram_threshold(&F, &w, &p, 0, 1, &s, &err), DPA_OK);
+    ck_assert_int_eq(dpt_histogram_threshold(&F, &w, &p, NULL, &s, &err), DPA_OK);
     ck_assert_double_eq_tol(s, 4.0, 1e-15);
     /* bad parameters are refused by name */
     p.groups = 3;
-    ck_assert_int_eq(dpt_histogram_threshold(&F, &w, &p, 0, 1, &s, &err), DPA_EINVAL);
+    ck_assert_int_eq(dpt_histogram_threshold(&F, &w, &p, NULL, &s, &err), DPA_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "K"));
     p.groups = 2;
     p.epsilon1 = 0.0;
-    ck_assert_int_eq(dpt_histogram_threshold(&F, &w, &p, 1, 1, &s, &err), DPA_EINVAL);
+    ck_assert_int_eq(dpt_histogram_threshold(&F, &w, &p, test_rng(1), &s, &err), DPA_EINVAL);
     toy_free(&E);
     toy_free(&F);
 }
@@ -383,8 +392,9 @@ START_TEST(histogram_cut_and_scale)
     double w = 0.0, s;
     const int trials = 2000;
     int kept = 0;
+    dpt_rng *R = test_rng(1);
     for (int t = 0; t < trials; t++) {
-        ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, 1, (unsigned long)t + 1, &s, &err), DPA_OK);
+        ck_assert_int_eq(dpt_histogram_threshold(&E, &w, &p, R, &s, &err), DPA_OK);
         if (s < sqrt(2048.0) - 1e-9) {
             ck_assert_double_eq_tol(s, sqrt(32.0), 1e-15);
             kept++;
@@ -435,6 +445,7 @@ START_TEST(histogram_threshold_budget)
     o.delta = 1e-5;
     dpt_glm_result r;
     dpa_error err = { 0 };
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_glm_train(&D, &o, &r, &err) == DPA_OK, "%s", err.message);
     double d1 = 1e-5 / 600.0;
     ck_assert_double_eq_tol(r.threshold_delta1, d1, 1e-20);
@@ -455,9 +466,11 @@ START_TEST(histogram_threshold_budget)
     /* DP-TAGLMtron too; too few estimating records: the K needed */
     o.algorithm = DPT_DP_TAGLMTRON;
     E.n = 1000;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "needs at least K"));
     o.algorithm = DPT_DP_MBGLMTRON;                     /* not its threshold */
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "histogram"));
     E.n = 6000;
@@ -473,6 +486,7 @@ START_TEST(histogram_threshold_budget)
     o.epsilon = 0.2;
     o.delta = pow(1000.0, -1.1);
     o.learning_rate = 1e-4;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_glm_train(&D2, &o, &r, &err) == DPA_OK, "%s", err.message);
     double kov = kov_epsilon(r.threshold_epsilon1, r.threshold_delta1, 3000, o.delta);
     printf("histogram budget, N = 1000: eps1 %.6g, K %zu, KOV eps %.6f, pld %.6f\n", r.threshold_epsilon1,

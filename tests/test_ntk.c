@@ -19,6 +19,7 @@
  *  - exact fits, the pseudo-inverse path and the refused options.
  */
 #include "dptrain.h"
+#include "test_rng_util.h"
 #include "testutil.h"
 
 #include <check.h>
@@ -263,6 +264,7 @@ START_TEST(sensitivity_bounds_hold_and_are_tight)
     o.private_ = 0;
     dpt_ntk_model *model;
     dpt_ntk_result res;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_ntk_train(&D, &o, &model, &res, &err) == DPA_OK, "%s", err.message);
     printf("sensitivity: library ||Wbar|| %.15g (power iteration %.15g), S_H %.10g (here %.10g)\n", res.wbar_norm, wn,
            res.sensitivity_h, sh);
@@ -299,7 +301,7 @@ static void gsm_moments(uint64_t k, size_t N)
     ck_assert(sum && sum2 && sum4 && dev);
     dpa_error err = { 0 };
     for (size_t t = 0; t < N; t++) {
-        ck_assert_int_eq(dpt_gsm_sample(sigma, n, k, 1000 + t, out, &err), DPA_OK);
+        ck_assert_int_eq(dpt_gsm_sample(sigma, n, k, test_rng(1000 + (uint64_t)t), out, &err), DPA_OK);
         for (size_t q = 0; q < n * n; q++) {
             dev[t * n * n + q] = out[q] - sigma[q];
             sum[q] += dev[t * n * n + q];
@@ -344,7 +346,7 @@ START_TEST(gsm_sampler_has_the_wishart_moments)
     /* rank min(k, n): k = 2 < n = 4 leaves a singular Sigmahat */
     double sigma[9] = { 2, 0.3, 0.1, 0.3, 1, 0.2, 0.1, 0.2, 1.5 }, out[9];
     dpa_error err = { 0 };
-    ck_assert_int_eq(dpt_gsm_sample(sigma, 3, 2, 9, out, &err), DPA_OK);
+    ck_assert_int_eq(dpt_gsm_sample(sigma, 3, 2, test_rng(9), out, &err), DPA_OK);
     double det = out[0] * (out[4] * out[8] - out[5] * out[7]) - out[1] * (out[3] * out[8] - out[5] * out[6]) +
                  out[2] * (out[3] * out[7] - out[4] * out[6]);
     ck_assert_double_le(fabs(det), 1e-12 * out[0] * out[4] * out[8]);
@@ -365,13 +367,14 @@ START_TEST(truncated_laplace_strip_mass_is_delta)
     /* the closed form of the strip's mass is delta at this A */
     double strip = expm1(eps) / (2.0 * expm1(eps * A / Delta));
     ck_assert_double_le(fabs(strip - delta), 1e-12 * delta);
-    gsl_rng *r = rng(31);
+    dpt_rng *r = test_rng(31);
     const size_t N = 2000000;
     size_t in_strip = 0, negative = 0, inner = 0;
     double b = Delta / eps, lo = -A, hi = A;
     for (size_t i = 0; i < N; i++) {
-        double z = dpt_truncated_laplace(r, b, A);
-        ck_assert(z >= -A && z <= A);
+        /* the grid-rounded sampler: v + Z rounded to the grid g = 2^(floor(log2 b) - 20) */
+        double z = dpt_noise_truncated_laplace(r, 0.0, b, A);
+        ck_assert(z >= -A - 0x1p-20 * b && z <= A + 0x1p-20 * b);
         lo = fmin(lo, z);
         hi = fmax(hi, z);
         in_strip += z >= A - Delta;
@@ -387,12 +390,10 @@ START_TEST(truncated_laplace_strip_mass_is_delta)
     ck_assert_double_le(fabs(p - delta), 5.0 * se);
     ck_assert_double_le(fabs(pi - pin), 5.0 * se_in);
     ck_assert_double_le(fabs((double)negative / (double)N - 0.5), 5.0 * sqrt(0.25 / (double)N));
-    /* bad arguments give 0, never NaN */
-    ck_assert_double_eq(dpt_truncated_laplace(r, -1.0, 1.0), 0.0);
-    ck_assert_double_eq(dpt_truncated_laplace(r, NAN, 1.0), 0.0);
-    ck_assert_double_eq(dpt_truncated_laplace(r, 1.0, NAN), 0.0);
-    ck_assert_double_eq(dpt_truncated_laplace(NULL, 1.0, 1.0), 0.0);
-    gsl_rng_free(r);
+    /* bad arguments (the callers check them) give NaN, which no model can hide */
+    ck_assert(isnan(dpt_noise_truncated_laplace(r, 0.0, -1.0, 1.0)));
+    ck_assert(isnan(dpt_noise_truncated_laplace(r, 0.0, NAN, 1.0)));
+    ck_assert(isnan(dpt_noise_truncated_laplace(r, 0.0, 1.0, NAN)));
 }
 END_TEST
 
@@ -424,6 +425,7 @@ START_TEST(nonprivate_fits_separable_data)
     dpt_ntk_model *m;
     dpt_ntk_result res;
     dpa_error err = { 0 };
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_ntk_train(&D, &o, &m, &res, &err) == DPA_OK, "%s", err.message);
     double test = dpt_ntk_accuracy(m, &T);
     printf("non-private: train accuracy %.4f, test %.4f\n", res.train_accuracy, test);
@@ -494,6 +496,7 @@ START_TEST(private_accounting_and_pseudo_inverse)
     dpt_ntk_model *m;
     dpt_ntk_result res;
     dpa_error err = { 0 };
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_ntk_train(&D, &o, &m, &res, &err) == DPA_OK, "%s", err.message);
     double M = res.sensitivity_m;
     double e_kmax = gsm_eps(res.samples_max, M, o.delta_gsm), e_2k = gsm_eps(2 * res.samples_max, M, o.delta_gsm);
@@ -521,6 +524,7 @@ START_TEST(private_accounting_and_pseudo_inverse)
 
     /* k = 5 < n = 60: rank-5 Ktilde, the pseudo-inverse; finite scores */
     o.samples = 5;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_ntk_train(&D, &o, &m, &res, &err) == DPA_OK, "%s", err.message);
     ck_assert_uint_eq(res.samples, 5);
     double *s = malloc(T.n * 3 * sizeof *s);
@@ -541,6 +545,7 @@ START_TEST(private_accounting_and_pseudo_inverse)
     /* the ablation without feature noise is not private */
     o.samples = 0;
     o.features_noise_off = 1;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_ntk_train(&D, &o, &m, &res, &err) == DPA_OK, "%s", err.message);
     ck_assert(isinf(res.epsilon));
     ck_assert_ptr_nonnull(strstr(res.accounting, "not private"));
@@ -557,7 +562,9 @@ static void refused(const dpt_dataset *D, const dpt_ntk_options *o, const char *
     dpt_ntk_model *m = (dpt_ntk_model *)1;
     dpt_ntk_result res;
     dpa_error err = { 0 };
-    ck_assert_int_eq(dpt_ntk_train(D, o, &m, &res, &err), DPA_EINVAL);
+    dpt_ntk_options given = *o;
+    if (!given.rng) given.rng = test_rng(1);
+    ck_assert_int_eq(dpt_ntk_train(D, &given, &m, &res, &err), DPA_EINVAL);
     ck_assert_ptr_null(m);
     ck_assert_msg(strstr(err.message, word) != NULL, "'%s' does not name '%s'", err.message, word);
 }
@@ -618,18 +625,19 @@ START_TEST(bad_options_are_refused)
     dpt_ntk_model *m;
     dpt_ntk_result res;
     dpa_error err = { 0 };
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_ntk_train(NULL, &o, &m, &res, &err), DPA_EINVAL);
     ck_assert_int_eq(dpt_ntk_train(&D, NULL, &m, &res, &err), DPA_EINVAL);
     double w[10], sig[4] = { 1, 2, 2, 1 }, out[4];
     ck_assert_int_eq(dpt_ntk_neurons(0, 5, 1.0, 1, w, &err), DPA_EINVAL);
     ck_assert_int_eq(dpt_ntk_neurons(2, 5, -1.0, 1, w, &err), DPA_EINVAL);
-    ck_assert_int_eq(dpt_gsm_sample(sig, 2, 5, 1, out, &err), DPA_EINVAL);   /* not positive definite */
+    ck_assert_int_eq(dpt_gsm_sample(sig, 2, 5, test_rng(1), out, &err), DPA_EINVAL);   /* not positive definite */
     ck_assert_ptr_nonnull(strstr(err.message, "positive definite"));
     sig[1] = sig[2] = 0.5;
-    ck_assert_int_eq(dpt_gsm_sample(sig, 2, 0, 1, out, &err), DPA_EINVAL);
-    ck_assert_int_eq(dpt_gsm_sample(sig, 2, (UINT64_C(1) << 53) + 1, 1, out, &err), DPA_EINVAL);
+    ck_assert_int_eq(dpt_gsm_sample(sig, 2, 0, test_rng(1), out, &err), DPA_EINVAL);
+    ck_assert_int_eq(dpt_gsm_sample(sig, 2, (UINT64_C(1) << 53) + 1, test_rng(1), out, &err), DPA_EINVAL);
     sig[0] = NAN;
-    ck_assert_int_eq(dpt_gsm_sample(sig, 2, 5, 1, out, &err), DPA_EINVAL);
+    ck_assert_int_eq(dpt_gsm_sample(sig, 2, 5, test_rng(1), out, &err), DPA_EINVAL);
     ck_assert_int_eq(dpt_ntk_kernel(w, 2, 5, NULL, 1, w, 1, out, &err), DPA_EINVAL);
     free(y);
     free(D.x);

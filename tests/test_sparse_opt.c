@@ -25,6 +25,7 @@
  *  (7) bad input is refused with DPA_EINVAL and a message.
  */
 #include "dptrain.h"
+#include "test_rng_util.h"
 #include "testutil.h"
 
 #include <check.h>
@@ -160,6 +161,7 @@ START_TEST(solver_is_stationary)
     dpt_sparse_erm_result res;
     dpa_error err = { 0 };
     double *w = malloc(d * sizeof *w), *g = malloc(d * sizeof *g);
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_sparse_erm(&ds, &o, w, &res, &err) == DPA_OK, "%s", err.message);
     ck_assert_double_le(res.solver_gradient, 1e-10);
     ref_gradient(&ds, w, g);
@@ -186,6 +188,7 @@ START_TEST(solver_is_stationary)
     random_data(&ds, n, d, s, L, 1, r);
     w = malloc(d * sizeof *w);
     g = malloc(d * sizeof *g);
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_sparse_erm(&ds, &o, w, &res, &err) == DPA_OK, "%s", err.message);
     ck_assert_double_le(res.solver_gradient, 1e-10);
     ref_gradient(&ds, w, g);
@@ -211,6 +214,7 @@ START_TEST(solver_is_stationary)
         else lo = m;
     }
     o = erm_exact(lam1, 1, 1.0);
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_sparse_erm(&ds, &o, w, &res, &err) == DPA_OK, "%s", err.message);
     printf("1-d: w = %.15g, bisection %.15g\n", w[0], 0.5 * (lo + hi));
     ck_assert(fabs(w[0] - 0.5 * (lo + hi)) < 1e-12);
@@ -246,7 +250,9 @@ START_TEST(sensitivity_bounds_hold)
         b.y[k] = one.y[0];
         dpt_sparse_erm_options o = erm_exact(lambda, s, L);
         dpt_sparse_erm_result res;
+        if (!o.rng) o.rng = test_rng(o.seed);
         ck_assert_msg(dpt_sparse_erm(&a, &o, w1, &res, &err) == DPA_OK, "%s", err.message);
+        if (!o.rng) o.rng = test_rng(o.seed);
         ck_assert_msg(dpt_sparse_erm(&b, &o, w2, &res, &err) == DPA_OK, "%s", err.message);
         double n2 = 0.0, n1 = 0.0;
         for (size_t j = 0; j < d; j++) {
@@ -278,7 +284,9 @@ START_TEST(sensitivity_bounds_hold)
     b.y[0] = -1.0;
     dpt_sparse_erm_options o = erm_exact(50.0, 1, L);
     dpt_sparse_erm_result res;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_sparse_erm(&a, &o, w1, &res, &err) == DPA_OK, "%s", err.message);
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_sparse_erm(&b, &o, w2, &res, &err) == DPA_OK, "%s", err.message);
     double ratio = fabs(w1[0] - w2[0]) / (2.0 * L / (50.0 * 10.0));
     printf("constructed: ||dw|| / bound = %.6f (expected just below 1/2)\n", ratio);
@@ -315,6 +323,7 @@ START_TEST(noise_matches_the_note)
     o.sparsity = 10;
     o.norm = 1.0;
     dpt_sparse_erm_result res;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_sparse_erm(&ds, &o, w, &res, &err) == DPA_OK, "%s", err.message);
     double sig = analytic_sigma(1.0, 1e-5) * 2.0 / (0.1 * 1e4);
     printf("output perturbation: sigma %.8g (bisection %.8g, note 7.4613e-3), sensitivity %.6g, eps %.10g\n",
@@ -328,6 +337,7 @@ START_TEST(noise_matches_the_note)
     /* classical at eps = 0.5: Delta sqrt(2 ln(1.25/delta)) / eps */
     o.classical = 1;
     o.epsilon = 0.5;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_sparse_erm(&ds, &o, w, &res, &err) == DPA_OK, "%s", err.message);
     double classical = 2e-3 * sqrt(2.0 * log(1.25e5)) / 0.5;
     printf("classical at eps 0.5: sigma %.8g (formula %.8g; note 2 x 9.6896e-3), true eps %.6g\n", res.noise_scale,
@@ -337,12 +347,14 @@ START_TEST(noise_matches_the_note)
     ck_assert_double_le(res.epsilon, 0.5);
     /* at eps >= 1 the classical formula is refused */
     o.epsilon = 1.0;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_sparse_erm(&ds, &o, w, &res, &err), DPA_EINVAL);
     /* Laplace: b = Delta_1 / eps with the note's Delta_1 = 2 sqrt(2s) L
      * (H/lambda + 1)/(lambda n), H = 1/4; then with a given Delta_1. */
     o.classical = 0;
     o.delta = 0.0;
     o.epsilon = 2.0;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_sparse_erm(&ds, &o, w, &res, &err) == DPA_OK, "%s", err.message);
     double d1 = 2.0 * sqrt(20.0) * (2.5 + 1.0) / (0.1 * 1e4);
     printf("laplace: b %.8g (formula %.8g)\n", res.noise_scale, d1 / 2.0);
@@ -350,6 +362,7 @@ START_TEST(noise_matches_the_note)
     ck_assert(fabs(res.noise_scale - d1 / 2.0) <= 1e-14);
     ck_assert(res.epsilon == 2.0 && res.delta == 0.0);
     o.sensitivity_l1 = 0.09839;   /* the note's first reading with H = 1 */
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_sparse_erm(&ds, &o, w, &res, &err) == DPA_OK, "%s", err.message);
     ck_assert(fabs(res.noise_scale - 0.09839 / 2.0) <= 1e-15);
     /* the release lies in the l1 ball of radius L sqrt(s) / lambda */
@@ -381,6 +394,7 @@ START_TEST(oracle_is_unbiased)
     o.seed = 3;
     dpa_error err = { 0 };
     uint64_t draws = 400000;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_sparse_sgd_oracle_mean(&ds, &o, w, draws, mean, sd, &err) == DPA_OK, "%s", err.message);
     for (size_t j = 0; j < d; j++) {
         double se = sd[j] / sqrt((double)draws);
@@ -395,6 +409,7 @@ START_TEST(oracle_is_unbiased)
     o.noise_off = 0;
     o.noise = 0.3;
     draws = 4000000;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_sparse_sgd_oracle_mean(&ds, &o, w, draws, mean, sd, &err) == DPA_OK, "%s", err.message);
     double ref[4] = { 0 }, ref2[4] = { 0 }, single[4] = { 0 }, v[4], p[4];
     uint64_t m = 2000000;
@@ -489,6 +504,7 @@ START_TEST(filter_stops_at_the_budget)
         double *w = calloc(d, sizeof *w);
         dpt_sparse_sgd_result res;
         dpa_error err = { 0 };
+        if (!o.rng) o.rng = test_rng(o.seed);
         ck_assert_msg(dpt_sparse_sgd(&ds, &o, w, &res, &err) == DPA_OK, "%s", err.message);
         ck_assert_uint_le(tr->count, 200000);
         long double sum = 0.0L;
@@ -565,6 +581,7 @@ static double erm_excess(size_t n, int project, unsigned long seed)
     o.seed = seed + 100;
     double *w = malloc(spec.d * sizeof *w);
     dpt_sparse_erm_result res;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_sparse_erm(&ds, &o, w, &res, &err) == DPA_OK, "%s", err.message);
     double ex = res.objective_private - res.objective_optimal;
     ck_assert(fabs(res.objective_private - dpt_logistic_objective(&ds, w, 0.05)) < 1e-12);
@@ -619,6 +636,7 @@ START_TEST(sgd_without_noise_converges)
     dpt_sparse_erm_options eo = erm_exact(lambda, 4, 1.0);
     dpt_sparse_erm_result er;
     double *wopt = malloc(spec.d * sizeof *wopt), *w = calloc(spec.d, sizeof *w);
+    if (!eo.rng) eo.rng = test_rng(eo.seed);
     ck_assert_msg(dpt_sparse_erm(&ds, &eo, wopt, &er, &err) == DPA_OK, "%s", err.message);
     dpt_sparse_sgd_options o;
     dpt_sparse_sgd_defaults(&o);
@@ -629,6 +647,7 @@ START_TEST(sgd_without_noise_converges)
     o.learning_rate = 0.05;
     o.max_steps = 20000;
     dpt_sparse_sgd_result res;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_sparse_sgd(&ds, &o, w, &res, &err) == DPA_OK, "%s", err.message);
     double ex = dpt_logistic_objective(&ds, w, lambda) - er.objective_optimal;
     printf("bias-reduced SGD without noise, 20000 steps: excess %.3g (F* %.6f)\n", ex, er.objective_optimal);
@@ -657,40 +676,51 @@ START_TEST(bad_input_is_refused)
     dpt_sparse_erm_defaults(&o);
     o.sparsity = 1;
     o.norm = 1.0;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_sparse_erm(&ds, &o, w, &res, &err), DPA_EINVAL);   /* row 3 has 2 nonzeros */
     printf("refused: %s\n", err.message);
     ck_assert(strstr(err.message, "row 3") != NULL);
     o.sparsity = 2;
     o.norm = 0.5;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_sparse_erm(&ds, &o, w, &res, &err), DPA_EINVAL);   /* row 2 has norm 0.6 */
     ck_assert(strstr(err.message, "row 2") != NULL);
     o.norm = 1.0;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_sparse_erm(&ds, &o, w, &res, &err), DPA_OK);
     double bad[] = { 0.0, -1.0, NAN, INFINITY };
     for (int k = 0; k < 4; k++) {
         dpt_sparse_erm_options b = o;
         b.lambda = bad[k];
+        if (!b.rng) b.rng = test_rng(b.seed);
         ck_assert_int_eq(dpt_sparse_erm(&ds, &b, w, &res, &err), DPA_EINVAL);
         b = o;
         b.epsilon = bad[k];
+        if (!b.rng) b.rng = test_rng(b.seed);
         ck_assert_int_eq(dpt_sparse_erm(&ds, &b, w, &res, &err), DPA_EINVAL);
     }
     dpt_sparse_erm_options b = o;
     b.delta = 1.0;
+    if (!b.rng) b.rng = test_rng(b.seed);
     ck_assert_int_eq(dpt_sparse_erm(&ds, &b, w, &res, &err), DPA_EINVAL);
     b.delta = NAN;
+    if (!b.rng) b.rng = test_rng(b.seed);
     ck_assert_int_eq(dpt_sparse_erm(&ds, &b, w, &res, &err), DPA_EINVAL);
     b = o;
     b.classical = 1;
     b.epsilon = 1.0;
+    if (!b.rng) b.rng = test_rng(b.seed);
     ck_assert_int_eq(dpt_sparse_erm(&ds, &b, w, &res, &err), DPA_EINVAL);
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_sparse_erm(NULL, &o, w, &res, &err), DPA_EINVAL);
     ck_assert_int_eq(dpt_sparse_erm(&ds, NULL, w, &res, &err), DPA_EINVAL);
     ds.y[1] = 0.0;        /* labels must be +-1 */
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_sparse_erm(&ds, &o, w, &res, &err), DPA_EINVAL);
     ck_assert(strstr(err.message, "row 2") != NULL);
     ds.y[1] = -1.0;
     ds.x[4] = NAN;
+    if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_sparse_erm(&ds, &o, w, &res, &err), DPA_EINVAL);
     ds.x[4] = 0.6;
     ck_assert(isnan(dpt_logistic_objective(NULL, w, 0.0)));
@@ -700,34 +730,43 @@ START_TEST(bad_input_is_refused)
     so.sparsity = 2;
     so.norm = 1.0;
     dpt_sparse_sgd_result sr;
+    if (!so.rng) so.rng = test_rng(so.seed);
     ck_assert_int_eq(dpt_sparse_sgd(&ds, &so, w, &sr, &err), DPA_OK);
     dpt_sparse_sgd_options sb = so;
     sb.delta = 0.0;       /* the GDP filter needs delta > 0 */
+    if (!sb.rng) sb.rng = test_rng(sb.seed);
     ck_assert_int_eq(dpt_sparse_sgd(&ds, &sb, w, &sr, &err), DPA_EINVAL);
     sb = so;
     sb.noise = 0.0;
+    if (!sb.rng) sb.rng = test_rng(sb.seed);
     ck_assert_int_eq(dpt_sparse_sgd(&ds, &sb, w, &sr, &err), DPA_EINVAL);
     sb = so;
     sb.learning_rate = NAN;
+    if (!sb.rng) sb.rng = test_rng(sb.seed);
     ck_assert_int_eq(dpt_sparse_sgd(&ds, &sb, w, &sr, &err), DPA_EINVAL);
     sb = so;
     sb.max_steps = 0;
+    if (!sb.rng) sb.rng = test_rng(sb.seed);
     ck_assert_int_eq(dpt_sparse_sgd(&ds, &sb, w, &sr, &err), DPA_EINVAL);
     sb = so;
     sb.dense = 1;
     sb.batch_size = 5;    /* more than n = 4 */
+    if (!sb.rng) sb.rng = test_rng(sb.seed);
     ck_assert_int_eq(dpt_sparse_sgd(&ds, &sb, w, &sr, &err), DPA_EINVAL);
     sb = so;
     sb.sparsity = 1;
+    if (!sb.rng) sb.rng = test_rng(sb.seed);
     ck_assert_int_eq(dpt_sparse_sgd(&ds, &sb, w, &sr, &err), DPA_EINVAL);
     ck_assert(strstr(err.message, "row 3") != NULL);
     w[0] = NAN;
+    if (!so.rng) so.rng = test_rng(so.seed);
     ck_assert_int_eq(dpt_sparse_sgd(&ds, &so, w, &sr, &err), DPA_EINVAL);
     w[0] = 0.0;
     dpt_dataset one;
     ck_assert_int_eq(dpt_dataset_alloc(&one, 1, 3, NULL), DPA_OK);
     one.x[0] = 1.0;
     one.y[0] = 1.0;
+    if (!so.rng) so.rng = test_rng(so.seed);
     ck_assert_int_eq(dpt_sparse_sgd(&one, &so, w, &sr, &err), DPA_EINVAL);   /* n = 1: no level */
     dpt_dataset_free(&one);
     dpt_dataset_free(&ds);

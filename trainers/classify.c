@@ -28,7 +28,7 @@ typedef struct {
     double *theta, *grad;
     size_t size;
     size_t *rows;
-    gsl_rng *rng;
+    dpt_rng *rng;                /* the privacy draws: Poisson batches and noise */
     double energy, expected;     /* injected noise, for the noise check */
     uint64_t steps, total, next_report;
 } cls_run;
@@ -54,11 +54,11 @@ static int update(cls_run *R, const size_t *rows, size_t count, double eta, dpa_
         if (isnan(loss)) return err && err->status ? err->status : DPA_EINVAL;
     }
     if (!opt->noise_off) {
-        double std = R->res->noise_multiplier * opt->clip;
+        double std = R->res->noise_multiplier * opt->clip, s = dpt_scale_up(std);
         for (size_t j = 0; j < R->size; j++) {
-            double z = gsl_ran_gaussian_ziggurat(R->rng, std);
-            R->energy += z * z;
-            R->grad[j] += z;
+            double noisy = dpt_noise_gaussian(R->rng, R->grad[j], s);
+            R->energy += (noisy - R->grad[j]) * (noisy - R->grad[j]);
+            R->grad[j] = noisy;
         }
         R->expected += (double)R->size * std * std;
     }
@@ -93,7 +93,7 @@ static int dp_sgd(cls_run *R, dpa_error *err)
     for (uint64_t t = 0; t < T; t++) {
         size_t count = 0;
         for (size_t i = 0; i < n; i++)
-            if (q >= 1.0 || gsl_rng_uniform(R->rng) < q) R->rows[count++] = i;
+            if (dpt_rng_bernoulli(R->rng, q)) R->rows[count++] = i;
         double done = (double)t * q;
         int st = update(R, R->rows, count, step_size(opt, t, T, done), err);
         if (st) return st;
@@ -131,15 +131,28 @@ int dpt_cls_train(const dpt_dataset *train, dpt_model *model, const dpt_cls_opti
     if (!train || !model || !train->x || !train->y)
         return dpt_fail(err, DPA_EINVAL, "dptrain: training data or model is NULL");
     int st = cls_check(train->n, opt, err);
+    if (!st) st = dpt_model_check_labels(model, train, err);
     if (st) return st;
     if (!opt->noise_off && !isfinite(opt->clip))
         return dpt_fail(err, DPA_EINVAL, "dptrain: a private run needs a finite clip");
     double beta = 0.0;
     if (opt->algorithm == DPT_CLS_NOISY_CGD) {
-        beta = opt->smoothness > 0.0 ? opt->smoothness : dpt_model_smoothness(model, train);
-        if (!isfinite(beta))
+        double data_beta = dpt_model_smoothness(model, train);
+        if (!isfinite(data_beta))
             return dpt_fail(err, DPA_EINVAL, "dptrain: NoisyCGD needs a convex model (softmax or convex); the ReLU network "
                             "is not convex, so its hidden-state bound does not apply");
+        /* A private run takes beta from the caller, never from the data (a
+         * statistic of the private rows outside the accounting); the rows
+         * must meet it, which dpt_model_bound_smoothness ensures. */
+        if (!opt->noise_off && !(opt->smoothness > 0.0))
+            return dpt_fail(err, DPA_EINVAL, "dptrain: a private NoisyCGD run needs the smoothness bound beta given "
+                            "(the data's own value is a statistic of the private rows); scale the rows to it with "
+                            "dpt_model_bound_smoothness");
+        if (opt->smoothness > 0.0 && data_beta > opt->smoothness)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: a row's loss is %.6g-smooth, above the smoothness bound %.6g; "
+                            "scale the rows to the bound first (dpt_model_bound_smoothness)", data_beta,
+                            opt->smoothness);
+        beta = opt->smoothness > 0.0 ? opt->smoothness : data_beta;
     }
     if ((st = cls_noise(train->n, beta, opt, out, err))) return st;
 
@@ -151,12 +164,14 @@ int dpt_cls_train(const dpt_dataset *train, dpt_model *model, const dpt_cls_opti
     R.grad = malloc(R.size * sizeof *R.grad);
     R.rows = malloc(train->n * sizeof *R.rows);
     if (!R.grad || !R.rows) st = dpt_fail(err, DPA_ENOMEM, "dptrain: out of memory");
-    if (!st && !(R.rng = dpt_rng_new(opt->seed, err))) st = DPA_ENOMEM;
+    dpt_rng *owned = NULL;
+    if (!st) st = dpt_run_rng(opt->rng, !opt->noise_off, opt->seed, "dptrain", &R.rng, &owned, err);
     if (!st) st = opt->algorithm == DPT_CLS_DP_SGD ? dp_sgd(&R, err) : noisy_cgd(&R, err);
     out->steps = R.steps;
     out->noise_ratio = R.expected > 0.0 ? R.energy / R.expected : NAN;
     free(R.grad);
     free(R.rows);
-    if (R.rng) gsl_rng_free(R.rng);
+    dpt_rng_free(owned);
+    if (!st) dpt_accounting_note(out->accounting, sizeof out->accounting, dpt_rng_privacy_note(R.rng));
     return st;
 }

@@ -211,3 +211,21 @@ double dpt_scale_target(dpt_dataset *train, dpt_dataset *test)
     }
     return scale;
 }
+
+size_t dpt_clip_rows(dpt_dataset *ds, double bound)
+{
+    if (!ds || !ds->x || !(bound > 0.0)) return 0;
+    size_t clipped = 0, d = ds->d;
+    for (size_t i = 0; i < ds->n; i++) {
+        double *row = ds->x + i * d, n2 = 0.0;
+        for (size_t j = 0; j < d; j++) n2 += row[j] * row[j];
+        double norm = sqrt(n2);
+        if (!(norm > bound)) continue;
+        /* scaled to just below the bound: the rounding of the quotient and
+         * of the products may not leave a row above it */
+        double s = bound / norm * (1.0 - 0x1p-50);
+        for (size_t j = 0; j < d; j++) row[j] *= s;
+        clipped++;
+    }
+    return clipped;
+}

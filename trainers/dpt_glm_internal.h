@@ -6,6 +6,8 @@
 #define DPT_GLM_INTERNAL_H
 
 #include "dpt_internal.h"
+/* 1: the run adds noise and claims a guarantee. */
+DPT_HIDDEN int glm_is_private(const dpt_glm_options *opt);
 /* DPA_EINVAL naming the bad option. */
 DPT_HIDDEN int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *err);
 /* The noise multiplier (calibrated or given), the certified eps, the
@@ -24,7 +26,7 @@ DPT_HIDDEN int glm_histogram_check(const dpt_histogram_params *p, size_t m, dpa_
 DPT_HIDDEN size_t glm_histogram_work(const dpt_histogram_params *p, size_t m);
 /* Seed 000 Alg 2 on est (checked): Laplace noise from rng, none when NULL. */
 DPT_HIDDEN double glm_histogram_threshold(const dpt_dataset *est, const double *w, const dpt_histogram_params *p,
-                                          gsl_rng *rng, double *work);
+                                          dpt_rng *rng, double *work);
 /* The histogram threshold's budget for N training examples: eps1 (given or
  * calibrated), delta1, K, the thresholds' composed eps, P0's eps1; fills
  * those fields of out and p.  Needs opt->epsilon or opt->threshold_epsilon. */

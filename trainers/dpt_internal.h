@@ -64,8 +64,32 @@ DPT_HIDDEN const char *dpt_strerror(int errnum);
 
 /* A gsl_rng of type mt19937 seeded with `seed`, with GSL's aborting error
  * handler turned off first (as libdpacct does): NULL and DPA_ENOMEM in err
- * when it cannot be allocated.  Free with gsl_rng_free. */
+ * when it cannot be allocated.  Free with gsl_rng_free.  Only for draws that
+ * protect no one (w0, gates, neurons, public projections, synthetic data,
+ * the test split); every privacy draw comes from a dpt_rng. */
 DPT_HIDDEN gsl_rng *dpt_rng_new(unsigned long seed, dpa_error *err);
+
+/* The generator of a run's privacy draws: `given` when not NULL; else, for a
+ * run that is not private (`private_run` 0), a new generator seeded with
+ * `seed` (*owned receives it: free it with dpt_rng_free); a private run
+ * without a generator is refused (DPA_EINVAL naming `who`), because the
+ * library does not choose between secure and reproducible noise for its
+ * caller. */
+DPT_HIDDEN int dpt_run_rng(dpt_rng *given, int private_run, unsigned long seed, const char *who, dpt_rng **use,
+                           dpt_rng **owned, dpa_error *err);
+
+/* Appends "; " and `note` to the accounting text buf (size bytes) when note
+ * is not empty, cutting at the end if needed. */
+DPT_HIDDEN void dpt_accounting_note(char *buf, size_t size, const char *note);
+
+/* A noise standard deviation or scale computed in floating point (products
+ * and quotients of the accounted quantities, a few roundings) raised by a
+ * relative 2^-48, so that the noise drawn is never below the noise
+ * accounted. */
+static inline double dpt_scale_up(double s)
+{
+    return s * (1.0 + 0x1p-48);
+}
 
 /* The certified upper eps of event e (consumed, may be NULL: then err's
  * status, which its constructor set) at delta under `method`. */

@@ -163,8 +163,18 @@ int dpt_split(const dpt_dataset *all, double test_fraction, unsigned long seed, 
 
 /* Standardisation fitted on `train` (mean 0, standard deviation 1 per
  * feature, population std; a constant feature is only centred) and applied
- * to `test` too when it is not NULL. */
+ * to `test` too when it is not NULL.  The means and deviations are
+ * statistics of the training data that no accountant covers: a private
+ * trainer's guarantee does not extend to them (dptrain names this). */
 void dpt_standardize(dpt_dataset *train, dpt_dataset *test);
+
+/* Each row of x scaled onto the l2 ball of radius `bound` when it lies
+ * outside (x min(1, bound/|x|)): a map of each record alone, with no
+ * statistic of the others, so it costs no privacy and the trainers' bounds
+ * on the features hold for every dataset.  Returns the rows scaled (0 for
+ * a non-positive bound).  The data-independent alternative to
+ * dpt_standardize. */
+size_t dpt_clip_rows(dpt_dataset *ds, double bound);
 
 /* Target scaling as in seed 003's experiments: divide every y by the
  * largest |y| over both sets (test may be NULL); returns that scale (1 when
@@ -248,10 +258,10 @@ typedef struct dpt_histogram_params {
 } dpt_histogram_params;
 
 /* The threshold s for model w (length est->d) on the estimating data:
- * with Laplace noise drawn from mt19937(seed) when `noisy`, the plain
+ * with Laplace noise drawn from rng when it is not NULL, the plain
  * plurality bins otherwise.  DPA_EINVAL naming a bad parameter. */
-int dpt_histogram_threshold(const dpt_dataset *est, const double *w, const dpt_histogram_params *p, int noisy,
-                            unsigned long seed, double *s, dpa_error *err);
+int dpt_histogram_threshold(const dpt_dataset *est, const double *w, const dpt_histogram_params *p, dpt_rng *rng,
+                            double *s, dpa_error *err);
 
 typedef struct dpt_glm_options {
     dpt_algorithm algorithm;
@@ -290,7 +300,11 @@ typedef struct dpt_glm_options {
      * (data-independent: no privacy cost); 0 (default) starts at w_0 = 0 as
      * the papers do, where the ReLU loss's gradient, and so DP-SGD, is stuck */
     double init_scale;
-    unsigned long seed;
+    unsigned long seed;          /* w_0 (default 1); and the privacy draws of a non-private run without rng */
+    /* The privacy draws (noise, shuffles, Poisson batches, the thresholds'
+     * noise): required for a private run (NULL is refused); the accounting
+     * line says "not private" when it is seeded.  Not owned. */
+    dpt_rng *rng;
     /* called about every 1% of the steps (and at the end) when not NULL */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *progress_ctx;
@@ -377,6 +391,12 @@ void dpt_model_logits(const dpt_model *m, const double *x, size_t n, double *log
 double dpt_model_clipped_grad_sum(const dpt_model *m, const dpt_dataset *data, const size_t *rows, size_t b, double clip,
                                   double *grad, double *norms, dpa_error *err);
 
+/* DPA_OK when every label of data is a class 0..K-1 of m (and the widths
+ * agree), else DPA_EINVAL naming the first bad row: the trainers check the
+ * whole set first, so that a bad label is refused whichever rows a batch
+ * happens to draw. */
+int dpt_model_check_labels(const dpt_model *m, const dpt_dataset *data, dpa_error *err);
+
 /* Mean cross-entropy and accuracy (share of argmax = label) over data. */
 void dpt_model_evaluate(const dpt_model *m, const dpt_dataset *data, double *loss, double *accuracy);
 
@@ -387,6 +407,14 @@ void dpt_model_evaluate(const dpt_model *m, const dpt_dataset *data, double *los
  * the active gates: seed 001's Lemma 3.2 corrected, the note 5 item 5).
  * NAN for the ReLU network (not convex). */
 double dpt_model_smoothness(const dpt_model *m, const dpt_dataset *data);
+/* Each row of data scaled (towards 0) just enough that its loss is
+ * beta-smooth by the bound above: |x|^2 + 1 <= 2 beta (softmax), s(x)
+ * |x|^2 <= 2 beta (convex; the gates do not change under the scaling).  A
+ * map of each record alone, so it costs no privacy, and afterwards
+ * dpt_model_smoothness(m, data) <= beta for every dataset: this is how a
+ * private NoisyCGD run gets its beta without reading it off the data.
+ * DPA_EINVAL for the ReLU network or beta <= 1/2 (softmax) or <= 0. */
+int dpt_model_bound_smoothness(const dpt_model *m, dpt_dataset *data, double beta, dpa_error *err);
 
 /* ---- DP-SGD and NoisyCGD for the classification models (seed 001) --------
  *
@@ -425,8 +453,13 @@ typedef struct dpt_cls_options {
     double l2;                   /* lambda >= 0; NoisyCGD needs lambda > 0 */
     double eta_lambda;           /* > 0: lambda = eta_lambda / eta (the paper fixes the product) */
     int match_epsilon;           /* NoisyCGD: the smallest lambda whose eps meets `epsilon` (as the paper) */
-    double smoothness;           /* beta of one example's loss; 0: dpt_model_smoothness on the data */
-    unsigned long seed;          /* sampling and noise (default 1) */
+    double smoothness;           /* beta of one example's loss: required for a private NoisyCGD run, whose
+                                  * rows must meet it (dpt_model_bound_smoothness); 0: dpt_model_smoothness
+                                  * on the data, only without noise */
+    unsigned long seed;          /* the privacy draws of a noise-off run without rng (default 1) */
+    /* Poisson sampling and noise: required unless noise_off (NULL is
+     * refused); a seeded one makes the accounting say "not private". */
+    dpt_rng *rng;
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *progress_ctx;
     /* after each epoch e (1..E), with the certified eps of releasing the
@@ -502,7 +535,8 @@ typedef struct dpt_ntk_options {
     double epsilon_features, delta_features; /* defaults 1, 5e-6 */
     uint64_t samples;          /* k >= 1; 0: the largest admissible (default) */
     int features_noise_off;    /* 1: skip step 3 (tests, ablation; then not private) */
-    unsigned long seed;        /* neurons and noise (default 1) */
+    unsigned long seed;        /* the neurons and the projection (public; default 1) */
+    dpt_rng *rng;              /* the GSM's and the features' noise: required for a private run */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *progress_ctx;
 } dpt_ntk_options;
@@ -521,6 +555,7 @@ typedef struct dpt_ntk_result {
     double tlap_bound;         /* A of the feature noise */
     double epsilon, delta;     /* total, by basic composition (inf, 0 when not private) */
     double train_accuracy;     /* of the released predictor on the training rows */
+    double alpha_norm;         /* ||alpha~||_F of the released coefficients (a property of the model) */
     char accounting[400];
 } dpt_ntk_result;
 
@@ -547,10 +582,11 @@ int dpt_ntk_kernel(const double *w, size_t m, size_t d, const double *a, size_t 
                    double *k, dpa_error *err);
 /* A draw of (1/k) sum_i g_i g_i^T, g_i ~ N(0, sigma) (sigma n x n, positive
  * definite): Bartlett's decomposition of the Wishart when k >= n (cost n^3
- * whatever k), k explicit samples otherwise; into out (n x n). */
-int dpt_gsm_sample(const double *sigma, size_t n, uint64_t k, unsigned long seed, double *out, dpa_error *err);
-/* A draw of truncated Laplace: density proportional to e^(-|z|/b) on [-A, A]. */
-double dpt_truncated_laplace(void *gsl_rng, double b, double A);
+ * whatever k), k explicit samples otherwise; into out (n x n).  The draws
+ * are continuous floating-point ones from rng (dpt_rng_gsl): the Wishart
+ * is not additive noise, so the grid rounding of dpt_noise_* does not
+ * cover it. */
+int dpt_gsm_sample(const double *sigma, size_t n, uint64_t k, dpt_rng *rng, double *out, dpa_error *err);
 
 /* ---- sparse-gradient DP (seed 004; trainers/sparse.c, sparse_opt.c) ---------
  *
@@ -614,7 +650,8 @@ typedef struct dpt_mean_options {
     int classical;
     size_t measurements;       /* m; 0: ceil(4 s ln(d / s)) (at least 2s, at most d) */
     int rip_sensitivity;       /* 1: the RIP route with its failure delta */
-    unsigned long seed;
+    unsigned long seed;        /* ME-2's matrix A (public; default 1) */
+    dpt_rng *rng;              /* the noise: required */
 } dpt_mean_options;
 typedef struct dpt_mean_result {
     double noise_scale;        /* sigma (Gaussian) or b (Laplace) per coordinate */
@@ -650,13 +687,15 @@ int dpt_basis_pursuit(const double *A, size_t m, size_t d, const double *b, doub
 typedef struct dpt_sparse_erm_options {
     double lambda;             /* > 0 (default 1e-2) */
     double epsilon, delta;     /* defaults 1, 1e-5 */
-    size_t sparsity;           /* s: every row must have at most s nonzeros (0: the largest row count) */
-    double norm;               /* L: every row must have ||x|| <= L (0: the largest row norm, treated as public) */
+    size_t sparsity;           /* s: every row must have at most s nonzeros (0: the largest row count; only
+                                * without noise: a private run needs it given) */
+    double norm;               /* L: every row must have ||x|| <= L (0: the largest row norm; likewise) */
     double sensitivity_l1;     /* Delta_1; 0: the note's default */
     int classical;
     int project;               /* 1 (default): l1 projection; 0: the dense baseline */
     int noise_off;             /* 1: non-private */
-    unsigned long seed;
+    unsigned long seed;        /* unused (kept for the layout); the noise comes from rng */
+    dpt_rng *rng;              /* the noise: required unless noise_off */
     /* called after each stage (solve, noise, projection): done of 3 */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *progress_ctx;
@@ -690,8 +729,9 @@ double dpt_logistic_objective(const dpt_dataset *data, const double *w, double l
  * admits steps until the first it refuses: a random stopping time.  dense:
  * plain noisy minibatch SGD (batch b without replacement, N(0, sigma0^2 I)
  * on the mean, no projection, mu_t = 2L/(b sigma0)) under the same filter.
- * sparsity 0 / norm 0: the largest over the rows (then the data's own bound
- * is treated as public).  progress: total = the expected number of admitted
+ * sparsity 0 / norm 0: the largest over the rows, only for a run without
+ * noise (a private run needs them given: the data's own bounds are
+ * statistics of the private data).  progress: total = the expected number of admitted
  * steps (capped at max_steps); the last call has done == total == steps. */
 typedef struct dpt_sparse_sgd_options {
     double learning_rate;      /* default 0.1 */
@@ -704,7 +744,8 @@ typedef struct dpt_sparse_sgd_options {
     uint64_t max_steps;        /* cap (default 100000) */
     int dense;                 /* 1: the dense baseline */
     size_t batch_size;         /* dense baseline's batch (default 64) */
-    unsigned long seed;
+    unsigned long seed;        /* the draws of a noise-off run without rng (default 1) */
+    dpt_rng *rng;              /* subsets, levels, indices and noise: required unless noise_off */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *progress_ctx;
     int noise_off;             /* 1: no noise, no filter, max_steps steps (not private; for tests) */

@@ -238,3 +238,73 @@ int load_file(const char *path, const char *labels, const char *format, const ch
     dpt_load_options o = { .format = format, .labels = labels, .target = target, .max_bytes = max_bytes };
     return dpt_load(path, &o, out, err);
 }
+
+int cli_privacy_rng(int seed_given, unsigned long seed, dpt_rng **out)
+{
+    dpa_error err = { 0 };
+    int st = seed_given ? dpt_rng_new_seeded((uint64_t)seed, out, &err) : dpt_rng_new_secure(out, &err);
+    if (st) {
+        print_error(&err);
+        return EXIT_LIB;
+    }
+    return 0;
+}
+
+void data_use_add(cli_data_use *u, cli_use_kind kind, const char *fmt, ...)
+{
+    if (kind == USE_UNCOVERED) u->uncovered = 1;
+    if (u->n >= CLI_DATA_USES) return;
+    static const char *const tag[] = { "", "NOT COVERED by the guarantee: ", "evaluation, not private: " };
+    size_t len = (size_t)snprintf(u->item[u->n], CLI_DATA_USE_SIZE, "%s", tag[kind]);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(u->item[u->n] + len, CLI_DATA_USE_SIZE - len, fmt, ap);
+    va_end(ap);
+    u->n++;
+}
+
+void data_use_common(cli_data_use *u, size_t train_n, size_t test_n, const char *guarantee, const char *train_metrics)
+{
+    data_use_add(u, USE_COVERED, "the %zu training rows, %s", train_n, guarantee);
+    if (test_n) data_use_add(u, USE_EVALUATION, "the %zu held-out test rows, for the test metrics", test_n);
+    if (train_metrics) data_use_add(u, USE_EVALUATION, "the training rows' %s", train_metrics);
+}
+
+void data_use_print_table(const cli_data_use *u)
+{
+    for (size_t i = 0; i < u->n; i++) printf("%-19s%s\n", i ? "" : "data use", u->item[i]);
+}
+
+const char *json_escape(const char *s, char *buf, size_t size)
+{
+    size_t k = 0;
+    if (!size) return buf;
+    for (; *s && k + 7 < size; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            buf[k++] = '\\';
+            buf[k++] = (char)c;
+        } else if (c < 0x20) {
+            k += (size_t)snprintf(buf + k, size - k, "\\u%04x", c);
+        } else {
+            buf[k++] = (char)c;
+        }
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
+void data_use_print_json(const cli_data_use *u)
+{
+    char esc[2 * CLI_DATA_USE_SIZE + 8];
+    printf("  \"data_use\": [");
+    for (size_t i = 0; i < u->n; i++) printf("%s\"%s\"", i ? ", " : "", json_escape(u->item[i], esc, sizeof esc));
+    printf("],\n");
+}
+
+const char *data_use_accounting(const cli_data_use *u, const char *accounting, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s", accounting,
+             u->uncovered ? "; not covered by the guarantee: the data uses marked NOT COVERED" : "");
+    return buf;
+}

@@ -77,6 +77,43 @@ int load_file(const char *path, const char *labels, const char *format, const ch
 int load_train_test(const char *data, const char *labels, const char *test_data, const char *test_labels,
                     const char *format, const char *target, uint64_t max_bytes, double test_fraction,
                     unsigned long seed, dpt_dataset *train, dpt_dataset *test, dpa_error *err);
+/* The generator of a run's privacy draws: seeded from --seed when the
+ * option was given (reproducible, so the run is labelled not private),
+ * else keyed from the operating system.  Prints the error and returns
+ * EXIT_LIB when it cannot be made. */
+int cli_privacy_rng(int seed_given, unsigned long seed, dpt_rng **out);
+
+/* What a run did with the user's data, for the report: one entry per part
+ * of the data or statistic touched, with the guarantee that covers it (or
+ * that none does).  Entries are copied; at most CLI_DATA_USES. */
+enum { CLI_DATA_USES = 12, CLI_DATA_USE_SIZE = 200 };
+typedef struct {
+    char item[CLI_DATA_USES][CLI_DATA_USE_SIZE];
+    size_t n;
+    int uncovered;               /* some entry is outside the guarantee */
+} cli_data_use;
+/* How a use stands against the guarantee of the released model. */
+typedef enum {
+    USE_COVERED,       /* it shapes the model, and the accounting covers it */
+    USE_UNCOVERED,     /* it shapes the model outside the accounting: the accounting line says so */
+    USE_EVALUATION     /* a number reported beside the model (a loss, an accuracy), not private */
+} cli_use_kind;
+void data_use_add(cli_data_use *u, cli_use_kind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The uses every trainer shares: the training rows under `guarantee`, the
+ * held-out test rows (when test_n > 0) and the training-set metrics named
+ * in `train_metrics` (NULL: none) as evaluation. */
+void data_use_common(cli_data_use *u, size_t train_n, size_t test_n, const char *guarantee, const char *train_metrics);
+/* The "data use" lines of the table report (one per entry). */
+void data_use_print_table(const cli_data_use *u);
+/* "  \"data_use\": [ ... ],\n" for the JSON report (strings escaped). */
+void data_use_print_json(const cli_data_use *u);
+/* The accounting text with the run's caveats appended: "; not covered by
+ * the guarantee: see data use" when an entry is uncovered. */
+const char *data_use_accounting(const cli_data_use *u, const char *accounting, char *buf, size_t size);
+/* s as a JSON string body (quotes, backslashes and control characters
+ * escaped) into buf. */
+const char *json_escape(const char *s, char *buf, size_t size);
+
 /* One line on stderr for a library error (a failure that left no message
  * is said so, with its status, rather than printed empty). */
 void print_error(const dpa_error *err);

@@ -21,7 +21,8 @@
 typedef struct {
     const char *data, *labels, *input_format, *target, *test_data, *test_labels;
     double test_fraction, feature_scale;
-    int standardize, json, progress, per_epoch, delta_auto, have_epsilon, have_delta;
+    int standardize, json, progress, per_epoch, delta_auto, have_epsilon, have_delta, seed_given;
+    double clip_rows;
     size_t classes;
     uint64_t max_bytes;
     dpt_model_spec model;
@@ -38,8 +39,8 @@ static void cls_help(void)
            "         on the sum divided by B; every step released (composition, pld by default)\n"
            "  ncgd   NoisyCGD: floor(n/B) fixed batches in a fixed order, L2 regularisation lambda,\n"
            "         constant step, only the final model released (Bok et al.'s hidden-state GDP\n"
-           "         bound); the step must be below 2/(beta + lambda), beta the smoothness of one\n"
-           "         example's loss, computed from the data and the model\n"
+           "         bound); the step must be below 2/(beta + lambda), beta the smoothness bound of\n"
+           "         one example's loss given by --smoothness, which every row is scaled to meet\n"
            "\nData:\n"
            "  --data FILE            IDX images (with --labels; Fashion-MNIST from Debian's\n"
            "                         dataset-fashion-mnist), CSV (--target names the class column)\n"
@@ -50,8 +51,12 @@ static void cls_help(void)
            "  --test-data FILE --test-labels FILE   a separate test set (else --test-fraction)\n"
            "  --test-fraction X      held-out share when there is no test set (default 0.2)\n"
            "  --feature-scale S      divide the features by S (default 1; IDX pixels are read as value/255)\n"
-           "  --standardize          mean 0, std 1 from the training data (not privatised)\n"
-           "  --classes K            number of classes (default: largest label + 1; at most 1000000)\n"
+           "  --clip-rows R          scale each feature vector onto the l2 ball of radius R (a map of\n"
+           "                         each record alone: no privacy cost)\n"
+           "  --standardize          mean 0, std 1 from the training data: these statistics are NOT\n"
+           "                         covered by the guarantee (the report says so); default off\n"
+           "  --classes K            number of classes (at most 1000000; default: the largest label + 1,\n"
+           "                         a statistic of the data that the report names as NOT covered)\n"
            "  --max-data-size SIZE   refuse data whose n x d doubles exceed SIZE bytes (K, M, G, T:\n"
            "                         powers of 1024; default 2G, at most 1024T), checked before allocating\n"
            "\nModel:\n"
@@ -80,8 +85,13 @@ static void cls_help(void)
            "  --eta-lambda X         lambda = X / eta (seed 001 fixes the product)\n"
            "  --match-epsilon        ncgd: the smallest lambda whose eps meets --epsilon at the given\n"
            "                         --noise-multiplier (as seed 001 matches DP-SGD's eps)\n"
-           "  --smoothness BETA      ncgd: use this beta instead of the model's bound on the data\n"
-           "  --seed S               split, sampling and noise (default 1)\n"
+           "  --smoothness BETA      ncgd: the bound beta on one example's smoothness; each row is scaled\n"
+           "                         (alone, no privacy cost) so that its loss meets it; required for a\n"
+           "                         private run (without noise: the data's own largest value)\n"
+           "  --seed S               reproducible run: the split, the model and every privacy draw\n"
+           "                         (batches, noise) from S; the run is then NOT private and says so.\n"
+           "                         Without it the privacy draws come from the system's secure\n"
+           "                         generator (the split and the model use seed 1)\n"
            "\nOutput:\n"
            "  --per-epoch            the eps and test accuracy after every epoch (each a separate release)\n"
            "  --format FMT           table (default) or json\n"
@@ -94,7 +104,8 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
     enum {
         O_DATA = 256, O_LABELS, O_INFMT, O_TARGET, O_TDATA, O_TLABELS, O_TESTFR, O_SCALE, O_STD, O_CLASSES, O_MODEL,
         O_P, O_W, O_MSEED, O_EPS, O_DELTA, O_NM, O_REL, O_ACC, O_NONOISE, O_EPOCHS, O_BATCH, O_LR, O_SCHED, O_DECAY,
-        O_DEPOCHS, O_CLIP, O_L2, O_ETAL, O_MATCH, O_SMOOTH, O_SEED, O_PEREPOCH, O_FORMAT, O_PROGRESS, O_MAXDATA
+        O_DEPOCHS, O_CLIP, O_L2, O_ETAL, O_MATCH, O_SMOOTH, O_SEED, O_PEREPOCH, O_FORMAT, O_PROGRESS, O_MAXDATA,
+        O_CLIPROWS
     };
     static const struct option longs[] = {
         { "data", 1, 0, O_DATA }, { "labels", 1, 0, O_LABELS }, { "input-format", 1, 0, O_INFMT },
@@ -108,7 +119,8 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         { "decay-epochs", 1, 0, O_DEPOCHS }, { "clip", 1, 0, O_CLIP }, { "l2", 1, 0, O_L2 },
         { "eta-lambda", 1, 0, O_ETAL }, { "match-epsilon", 0, 0, O_MATCH }, { "smoothness", 1, 0, O_SMOOTH },
         { "seed", 1, 0, O_SEED }, { "per-epoch", 0, 0, O_PEREPOCH }, { "format", 1, 0, O_FORMAT },
-        { "progress", 0, 0, O_PROGRESS }, { "max-data-size", 1, 0, O_MAXDATA }, { "help", 0, 0, 'h' },
+        { "progress", 0, 0, O_PROGRESS }, { "max-data-size", 1, 0, O_MAXDATA }, { "clip-rows", 1, 0, O_CLIPROWS },
+        { "help", 0, 0, 'h' },
         { 0, 0, 0, 0 },
     };
     opterr = 0;
@@ -168,7 +180,8 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         case O_ETAL: st = parse_double("eta-lambda", optarg, 0.0, 1, 1.0, 1, &a->opt.eta_lambda); break;
         case O_MATCH: a->opt.match_epsilon = 1; break;
         case O_SMOOTH: st = parse_double("smoothness", optarg, 0.0, 1, INFINITY, 1, &a->opt.smoothness); break;
-        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); break;
+        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); a->seed_given = 1; break;
+        case O_CLIPROWS: st = parse_double("clip-rows", optarg, 0.0, 1, INFINITY, 1, &a->clip_rows); break;
         case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
         case O_PEREPOCH: a->per_epoch = 1; break;
         case O_FORMAT:
@@ -214,7 +227,8 @@ static void scale_features(dpt_dataset *ds, double s)
 }
 
 static void print_report(const cls_args *a, const char *cmd, const dpt_dataset *train, const dpt_dataset *test,
-                         const dpt_model *model, const dpt_cls_result *res, const curve *cv, double secs)
+                         const dpt_model *model, const dpt_cls_result *res, const curve *cv, double secs,
+                         cli_data_use *use)
 {
     double test_loss, test_acc, train_loss, train_acc;
     dpt_model_evaluate(model, test, &test_loss, &test_acc);
@@ -222,6 +236,16 @@ static void print_report(const cls_args *a, const char *cmd, const dpt_dataset *
     static const char *names[] = { "softmax", "convex", "relu" };
     const char *mname = names[a->model.kind];
     int priv = isfinite(res->epsilon);
+    int seeded = dpt_rng_is_seeded(a->opt.rng);
+    data_use_common(use, train->n, test != train ? test->n : 0,
+                    !priv ? "without privacy (not a private run)"
+                    : seeded ? "under the accounting above, which needs secret noise: with --seed it is "
+                               "reproducible, so this run is NOT private"
+                             : "under the guarantee above",
+                    test != train ? "loss and accuracy" : "loss and accuracy (also reported as the test metrics: "
+                                                         "there is no test set)");
+    char accounting[640], esc[1400];
+    data_use_accounting(use, res->accounting, accounting, sizeof accounting);
     if (a->json) {
         printf("{\n  \"algorithm\": \"%s\",\n  \"model\": \"%s\",\n  \"parameters\": %zu,\n", cmd, mname,
                dpt_model_size(model));
@@ -240,7 +264,9 @@ static void print_report(const cls_args *a, const char *cmd, const dpt_dataset *
                        cv->eps[e], cv->accuracy[e]);
             printf("],\n");
         }
-        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", res->accounting, secs);
+        data_use_print_json(use);
+        printf("  \"private\": %s,\n", priv && !seeded && !use->uncovered ? "true" : "false");
+        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", json_escape(accounting, esc, sizeof esc), secs);
         return;
     }
     printf("algorithm          %s (%s model, %zu parameters)\n", cmd, mname, dpt_model_size(model));
@@ -257,7 +283,8 @@ static void print_report(const cls_args *a, const char *cmd, const dpt_dataset *
     if (res->unused) printf("unused examples    %zu   (not in any of the fixed batches)\n", res->unused);
     for (size_t e = 0; e < cv->count; e++)
         printf("epoch %-5zu        eps %.5g, test accuracy %.4f\n", e + 1, cv->eps[e], cv->accuracy[e]);
-    printf("accounting         %s\n", res->accounting);
+    printf("accounting         %s\n", accounting);
+    data_use_print_table(use);
     printf("time               %.3f s\n", secs);
 }
 
@@ -286,10 +313,19 @@ int cls_command(int argc, char **argv)
             return usage_error("--match-epsilon: needs --epsilon and --noise-multiplier");
     }
 
+    if (ncgd && !a.opt.noise_off && !(a.opt.smoothness > 0.0))
+        return usage_error("--smoothness: required for a private ncgd run (the bound on one example's smoothness; "
+                           "each row is scaled to meet it; the data's own value would be a statistic of the "
+                           "private rows outside the guarantee)");
+
     dpa_error err = { 0 };
     dpt_dataset train = { 0 }, test = { 0 };
     dpt_model *model = NULL;
+    dpt_rng *rng = NULL;
+    cli_data_use use = { 0 };
     int rc = 0;
+    if ((rc = cli_privacy_rng(a.seed_given, a.opt.seed, &rng))) return rc;
+    a.opt.rng = rng;
     if ((st = load_train_test(a.data, a.labels, a.test_data, a.test_labels, a.input_format, a.target, a.max_bytes,
                               a.test_fraction, a.opt.seed, &train, &test, &err)))
         goto fail;
@@ -297,7 +333,15 @@ int cls_command(int argc, char **argv)
     double scale = a.feature_scale > 0.0 ? a.feature_scale : 1.0;
     scale_features(&train, scale);
     scale_features(&test, scale);
-    if (a.standardize) dpt_standardize(&train, test.n ? &test : NULL);
+    if (a.clip_rows > 0.0) {
+        dpt_clip_rows(&train, a.clip_rows);
+        dpt_clip_rows(&test, a.clip_rows);
+    }
+    if (a.standardize) {
+        dpt_standardize(&train, test.n ? &test : NULL);
+        data_use_add(&use, USE_UNCOVERED, "feature statistics computed from the training data (--standardize: "
+                     "per-feature mean and standard deviation)");
+    }
     double top = 0.0;   /* the classes seen in either set (a bad label is refused by the model) */
     for (size_t i = 0; i < train.n; i++) top = fmax(top, train.y[i]);
     for (size_t i = 0; i < test.n; i++) top = fmax(top, test.y[i]);
@@ -309,9 +353,18 @@ int cls_command(int argc, char **argv)
         goto done;
     }
     a.model.classes = a.classes ? a.classes : (size_t)top + 1;
+    if (!a.classes)
+        data_use_add(&use, USE_UNCOVERED, "the number of classes, %zu, from the largest label (--classes K fixes it)",
+                     a.model.classes);
     if (a.model.classes < 2) a.model.classes = 2;
     if (a.delta_auto) a.opt.delta = pow((double)train.n, -1.1);
     if ((st = dpt_model_new(&a.model, train.d, &model, &err))) goto fail;
+    if (ncgd && a.opt.smoothness > 0.0) {
+        /* every row scaled (alone) to meet the smoothness bound, so the
+         * bound holds whatever the data */
+        if ((st = dpt_model_bound_smoothness(model, &train, a.opt.smoothness, &err))) goto fail;
+        if (test.n && (st = dpt_model_bound_smoothness(model, &test, a.opt.smoothness, &err))) goto fail;
+    }
     double probe_loss, probe_acc;       /* the test labels are classes of the model */
     if (test.n) {
         dpt_model_evaluate(model, &test, &probe_loss, &probe_acc);
@@ -352,7 +405,7 @@ int cls_command(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &end);
     if (!st) {
         double secs = (double)(end.tv_sec - start.tv_sec) + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
-        print_report(&a, cmd, &train, test.n ? &test : &train, model, &res, cv, secs);
+        print_report(&a, cmd, &train, test.n ? &test : &train, model, &res, cv, secs, &use);
     }
     free(cv->eps);
     free(cv->accuracy);
@@ -363,6 +416,7 @@ fail:
     print_error(&err);
     rc = st == DPA_ENOMEM ? EXIT_LIB : st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
 done:
+    dpt_rng_free(rng);
     dpt_model_free(model);
     dpt_dataset_free(&train);
     dpt_dataset_free(&test);

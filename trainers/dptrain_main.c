@@ -64,8 +64,12 @@ static void print_help(void)
            "  --max-data-size SIZE   refuse data whose n x d doubles exceed SIZE bytes (K, M, G, T:\n"
            "                         powers of 1024; default 2G, at most 1024T), checked before allocating\n"
            "  --test-fraction X      held-out share, 0 <= X < 1 (default 0.2)\n"
-           "  --no-standardize       keep features as they are (default: mean 0, std 1 from train)\n"
-           "  --scale-target         divide y by the largest |y| (seed 003's protocol)\n"
+           "  --clip-rows R          scale each feature vector onto the l2 ball of radius R (a map of\n"
+           "                         each record alone: no privacy cost)\n"
+           "  --standardize          mean 0, std 1 per feature from the training rows: these statistics\n"
+           "                         are NOT covered by the guarantee (the report says so); default off\n"
+           "  --scale-target         divide y by the largest |y| (seed 003's protocol; that maximum is\n"
+           "                         NOT covered by the guarantee)\n"
            "\nPrivacy:\n"
            "  --epsilon E            target epsilon, E > 0\n"
            "  --delta D|auto         target delta in (0, 1); auto = 1/N^1.1 (N training examples)\n"
@@ -92,14 +96,22 @@ static void print_help(void)
            "  --label-noise S --tail-b B   Alg 2 line 9: s3 = sqrt(2 (r3 + S^2 log^{2a}(1/B)))\n"
            "                         (defaults 0 and 1/e)\n"
            "  --clip C               the fixed clip gamma (GLMtron family) or DP-SGD's C (default 1)\n"
-           "  --public-fraction X    share of the training data made public for the threshold (default 0.1)\n"
+           "  --public-data FILE     --threshold public: data declared public (same --input-format; with\n"
+           "                         --public-labels FILE for idx)\n"
+           "  --public-fraction X    --threshold public: instead, declare this share of the user's own\n"
+           "                         training rows public (removed from training; the report says that\n"
+           "                         they are NOT covered by the guarantee)\n"
            "  --alpha A --trace-h T --c2 C --a A   the clip's constants: gamma_t = sqrt(2 A T) C log^{2a} N s_t\n"
            "                         (defaults 1, d, 1, 0)\n"
            "  --upsilon U --grid-delta D   the threshold's domain and granularity (defaults 10, 1e-3)\n"
            "  --paper-c3 C           DP-GLMtron's closed form f = C log(N/delta)/(eps sqrt N) (default 1)\n"
            "  --init-scale S         start from w_0 ~ N(0, S^2/d I) (default 0: w_0 = 0, as the papers;\n"
            "                         the ReLU loss's gradient vanishes there, so (DP-)SGD needs S > 0)\n"
-           "  --seed S               seed of the split, the shuffles, w_0 and the noise (default 1)\n"
+           "  --seed S               reproducible run: the split, w_0 and every privacy draw (noise,\n"
+           "                         shuffles, batches) from S; the run is then NOT private (anyone who\n"
+           "                         knows S can regenerate the noise) and says so. Without it the\n"
+           "                         privacy draws come from the system's secure generator (the split\n"
+           "                         and w_0 use seed 1)\n"
            "\nCounts are whole numbers; --batch-size and --estimate-size at most 1e9.\n"
            "\nOutput:\n"
            "  --format FMT           table (default) or json\n"
@@ -110,8 +122,9 @@ static void print_help(void)
 
 typedef struct {
     const char *data, *input_format, *target, *labels, *synthetic;
-    double test_fraction, public_fraction;
-    int standardize, scale_target, json, progress;
+    const char *public_data, *public_labels;
+    double test_fraction, public_fraction, clip_rows;
+    int standardize, scale_target, json, progress, seed_given;
     int delta_auto, have_epsilon, have_delta;
     uint64_t max_bytes;
     dpt_glm_options opt;
@@ -125,7 +138,7 @@ static int parse_args(int argc, char **argv, args *a)
         O_DATA = 256, O_INFMT, O_TARGET, O_LABELS, O_SYNTH, O_TESTFR, O_NOSTD, O_SCALE, O_EPS, O_DELTA, O_NM,
         O_ACC, O_NOSHUF, O_EPOCHS, O_LR, O_BATCH, O_EST, O_THR, O_CLIP, O_PUBFR, O_ALPHA, O_TRH, O_C2, O_A,
         O_UPS, O_GDELTA, O_C3, O_SEED, O_FORMAT, O_PROGRESS, O_VERSION, O_THEPS, O_HC1, O_LNOISE, O_TAILB, O_INIT,
-        O_MAXDATA
+        O_MAXDATA, O_STD, O_CLIPROWS, O_PUBDATA, O_PUBLABELS
     };
     static const struct option longs[] = {
         { "data", 1, 0, O_DATA }, { "input-format", 1, 0, O_INFMT }, { "target", 1, 0, O_TARGET },
@@ -140,6 +153,8 @@ static int parse_args(int argc, char **argv, args *a)
         { "seed", 1, 0, O_SEED }, { "format", 1, 0, O_FORMAT }, { "progress", 0, 0, O_PROGRESS },
         { "threshold-epsilon", 1, 0, O_THEPS }, { "histogram-c1", 1, 0, O_HC1 }, { "label-noise", 1, 0, O_LNOISE },
         { "tail-b", 1, 0, O_TAILB }, { "init-scale", 1, 0, O_INIT }, { "max-data-size", 1, 0, O_MAXDATA },
+        { "standardize", 0, 0, O_STD }, { "clip-rows", 1, 0, O_CLIPROWS }, { "public-data", 1, 0, O_PUBDATA },
+        { "public-labels", 1, 0, O_PUBLABELS },
         { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
     };
     opterr = 0;
@@ -157,6 +172,10 @@ static int parse_args(int argc, char **argv, args *a)
         case O_SYNTH: a->synthetic = optarg; break;
         case O_TESTFR: st = parse_double("test-fraction", optarg, 0.0, 0, 1.0, 1, &a->test_fraction); break;
         case O_NOSTD: a->standardize = 0; break;
+        case O_STD: a->standardize = 1; break;
+        case O_CLIPROWS: st = parse_double("clip-rows", optarg, 0.0, 1, INFINITY, 1, &a->clip_rows); break;
+        case O_PUBDATA: a->public_data = optarg; break;
+        case O_PUBLABELS: a->public_labels = optarg; break;
         case O_SCALE: a->scale_target = 1; break;
         case O_EPS: st = parse_double("epsilon", optarg, 0.0, 1, INFINITY, 1, &a->opt.epsilon); a->have_epsilon = 1; break;
         case O_DELTA:
@@ -197,7 +216,7 @@ static int parse_args(int argc, char **argv, args *a)
         case O_LNOISE: st = parse_double("label-noise", optarg, 0.0, 0, INFINITY, 1, &a->opt.label_noise); break;
         case O_TAILB: st = parse_double("tail-b", optarg, 0.0, 1, 1.0, 1, &a->opt.tail_b); break;
         case O_INIT: st = parse_double("init-scale", optarg, 0.0, 0, INFINITY, 1, &a->opt.init_scale); break;
-        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); break;
+        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); a->seed_given = 1; break;
         case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
         case O_FORMAT:
             if (strcmp(optarg, "table") == 0) a->json = 0;
@@ -268,7 +287,7 @@ int main(int argc, char **argv)
         char shown[SHOWN_SIZE];
         return usage_error("unknown algorithm '%s' (see 'dptrain --help')", dpt_escape(argv[1], 0, shown, sizeof shown));
     }
-    args a = { .test_fraction = 0.2, .public_fraction = 0.1, .standardize = 1 };
+    args a = { .test_fraction = 0.2 };
     dpt_glm_defaults(&a.opt);
     a.opt.algorithm = algorithms[which].alg;
     int st = parse_args(argc - 1, argv + 1, &a);
@@ -283,9 +302,17 @@ int main(int argc, char **argv)
     if (private_alg && !a.have_epsilon && !(a.opt.noise_multiplier > 0.0))
         return usage_error("--epsilon: required (or --noise-multiplier)");
 
+    if (a.opt.clip_rule == DPT_CLIP_PUBLIC && !a.public_data == !(a.public_fraction > 0.0))
+        return usage_error("--threshold public: give the public data with --public-data FILE, or declare a share of "
+                           "the training rows public with --public-fraction X (one of them)");
+    if (a.opt.clip_rule != DPT_CLIP_PUBLIC && (a.public_data || a.public_fraction > 0.0))
+        return usage_error("--public-data and --public-fraction: only with --threshold public");
+
     dpa_error err = { 0 };
     dpt_dataset all = { 0 }, train = { 0 }, test = { 0 }, pub = { 0 }, rest = { 0 }, est = { 0 };
     double *wstar = NULL;
+    dpt_rng *rng = NULL;
+    cli_data_use use = { 0 };
     if ((st = load_data(&a, &all, &wstar, &err))) {
         if (a.synthetic) print_option_error("--synthetic", "synthetic: ", &err);
         else print_error(&err);
@@ -293,19 +320,48 @@ int main(int argc, char **argv)
         return st == DPA_ENOMEM ? EXIT_LIB : EXIT_USAGE;
     }
     int rc = 0;
+    if ((rc = cli_privacy_rng(a.seed_given, a.opt.seed, &rng))) goto done;
+    a.opt.rng = rng;
     if ((st = dpt_split(&all, a.test_fraction, a.opt.seed, &train, &test, &err))) goto fail_usage;
     if ((rc = check_work(a.opt.epochs, train.n))) goto done;
-    /* standardised with the training statistics (seed 003's protocol; the
-     * papers do not privatise them, and neither is it done here) */
-    if (a.standardize && !a.synthetic) dpt_standardize(&train, test.n ? &test : NULL);
-    if (a.scale_target) dpt_scale_target(&train, test.n ? &test : NULL);
+    if (a.clip_rows > 0.0) {
+        dpt_clip_rows(&train, a.clip_rows);
+        if (test.n) dpt_clip_rows(&test, a.clip_rows);
+    }
+    if (a.standardize && !a.synthetic) {
+        dpt_standardize(&train, test.n ? &test : NULL);
+        data_use_add(&use, USE_UNCOVERED, "feature statistics computed from the training data (--standardize: "
+                     "per-feature mean and standard deviation)");
+    }
+    if (a.scale_target) {
+        dpt_scale_target(&train, test.n ? &test : NULL);
+        data_use_add(&use, USE_UNCOVERED, "the largest |y| over the training and test rows (--scale-target)");
+    }
     if (a.opt.clip_rule == DPT_CLIP_PUBLIC) {
-        /* the public estimating data: a share of the training examples, no
-         * longer trained on */
-        if ((st = dpt_split(&train, a.public_fraction, a.opt.seed + 1, &rest, &pub, &err))) goto fail_usage;
-        dpt_dataset_free(&train);
-        train = rest;
-        rest = (dpt_dataset){ 0 };
+        if (a.public_data) {
+            const char *fmt = a.input_format ? a.input_format : "csv";
+            if ((st = load_file(a.public_data, a.public_labels, fmt, a.target, a.max_bytes, &pub, &err)))
+                goto fail_usage;
+            if (strcmp(fmt, "idx") == 0)
+                for (size_t i = 0; i < pub.n; i++) pub.y[i] /= 9.0;
+            if (pub.d != train.d) {
+                fprintf(stderr, "dptrain: --public-data: %zu features, the training data has %zu\n", pub.d, train.d);
+                rc = EXIT_USAGE;
+                goto done;
+            }
+            if (a.clip_rows > 0.0) dpt_clip_rows(&pub, a.clip_rows);
+            char shown[64];
+            data_use_add(&use, USE_COVERED, "%zu rows of %s, declared public by --public-data, for the threshold",
+                         pub.n, dpt_escape(a.public_data, DPT_ESCAPE_TAIL, shown, sizeof shown));
+        } else {
+            /* the user's own rows declared public, no longer trained on */
+            if ((st = dpt_split(&train, a.public_fraction, a.opt.seed + 1, &rest, &pub, &err))) goto fail_usage;
+            dpt_dataset_free(&train);
+            train = rest;
+            rest = (dpt_dataset){ 0 };
+            data_use_add(&use, USE_UNCOVERED, "%zu of the user's rows declared public by --public-fraction %g, for "
+                         "the threshold", pub.n, a.public_fraction);
+        }
         a.opt.public_data = &pub;
     }
     if (a.opt.clip_rule == DPT_CLIP_HISTOGRAM &&
@@ -325,6 +381,8 @@ int main(int argc, char **argv)
         rest = (dpt_dataset){ 0 };
         a.opt.estimating_data = &est;
         a.opt.estimate_size = 0;
+        data_use_add(&use, USE_COVERED, "%zu estimating rows for the stability-histogram thresholds, under the "
+                     "guarantee (parallel composition with the training rows)", est.n);
     }
     if (a.delta_auto) a.opt.delta = pow((double)train.n, -1.1);
     struct timespec start;
@@ -348,6 +406,16 @@ int main(int argc, char **argv)
     if (wstar && test.n) excess = test_loss - dpt_relu_loss(&test, wstar);
     if (wstar) train_excess = train_loss - dpt_relu_loss(&train, wstar);
     int priv = isfinite(res.epsilon);
+    int private_run = priv && !dpt_rng_is_seeded(rng) && !use.uncovered;
+    /* the uses every run has, after the ones above */
+    data_use_common(&use, train.n, test.n,
+                    !priv ? "without privacy (not a private run)"
+                    : dpt_rng_is_seeded(rng) ? "under the accounting above, which needs secret noise: with --seed "
+                                               "it is reproducible, so this run is NOT private"
+                                             : "under the guarantee above",
+                    "loss and excess risk");
+    char accounting[640], esc[1400];
+    data_use_accounting(&use, res.accounting, accounting, sizeof accounting);
     if (a.json) {
         printf("{\n  \"algorithm\": \"%s\",\n  \"train_examples\": %zu,\n  \"test_examples\": %zu,\n  \"features\": %zu,\n",
                algorithms[which].name, train.n, test.n, train.d);
@@ -365,7 +433,9 @@ int main(int argc, char **argv)
                    "\"epsilon\": %.10g, \"paper_epsilon1\": %.10g, \"training_epsilon\": %.10g },\n",
                    est.n, res.threshold_epsilon1, res.threshold_delta1, res.threshold_groups, res.threshold_spent,
                    res.paper_threshold_epsilon1, res.training_epsilon);
-        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", res.accounting, secs);
+        data_use_print_json(&use);
+        printf("  \"private\": %s,\n", private_run ? "true" : "false");
+        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", json_escape(accounting, esc, sizeof esc), secs);
     } else {
         printf("algorithm          %s\n", algorithms[which].name);
         printf("examples           %zu train, %zu test, %zu features\n", train.n, test.n, train.d);
@@ -386,7 +456,8 @@ int main(int argc, char **argv)
             if (res.paper_threshold_epsilon1 > 0.0) printf("; P0's eps1 %.4g", res.paper_threshold_epsilon1);
             printf("\n");
         }
-        printf("accounting         %s\n", res.accounting);
+        printf("accounting         %s\n", accounting);
+        data_use_print_table(&use);
         printf("time               %.3f s\n", secs);
     }
     dpt_glm_result_free(&res);
@@ -401,6 +472,7 @@ done:
     dpt_dataset_free(&pub);
     dpt_dataset_free(&rest);
     dpt_dataset_free(&est);
+    dpt_rng_free(rng);
     free(wstar);
     return rc;
 }

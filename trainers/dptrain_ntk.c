@@ -28,7 +28,7 @@ typedef struct {
     uint64_t train_per_class, test_per_class;
     double epsilon, delta;
     int have_epsilon, have_delta, have_eps_gsm, have_delta_gsm, have_eps_f, have_delta_f;
-    int json, quiet;
+    int json, quiet, seed_given;
     uint64_t max_bytes;
     dpt_ntk_options opt;
 } ntk_args;
@@ -77,7 +77,10 @@ static void ntk_help(void)
            "  --non-private            the exact (non-private) kernel ridge regression\n"
            "  --no-feature-noise       ablation: the GSM only, rows released as they are\n"
            "                           (NOT private)\n"
-           "  --seed S                 neurons, projection, subsets and noise (default 1)\n"
+           "  --seed S                 reproducible run: the split, subsets, neurons, projection and every\n"
+           "                           privacy draw (GSM, feature noise) from S; the run is then NOT\n"
+           "                           private and says so. Without it the noise comes from the system's\n"
+           "                           secure generator (the rest uses seed 1)\n"
            "\nOutput:\n"
            "  --json                   a JSON object instead of the table\n"
            "  --quiet                  no progress bar on stderr\n"
@@ -158,7 +161,7 @@ static int parse_ntk_args(int argc, char **argv, ntk_args *a)
             break;
         case O_NONPRIV: a->opt.private_ = 0; break;
         case O_NOFEAT: a->opt.features_noise_off = 1; break;
-        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); break;
+        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); a->seed_given = 1; break;
         case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
         case O_JSON: a->json = 1; break;
         case O_QUIET: a->quiet = 1; break;
@@ -256,8 +259,21 @@ static void print_report(const ntk_args *a, const dpt_dataset *train, const dpt_
 {
     const dpt_ntk_options *o = &a->opt;
     int priv = o->private_ && isfinite(res->epsilon);
+    int seeded = dpt_rng_is_seeded(o->rng);
+    cli_data_use use = { 0 };
+    data_use_common(&use, train->n, test != train ? test->n : 0,
+                    !priv ? "without privacy (not a private run)"
+                    : seeded ? "their features under the accounting above, which needs secret noise: with --seed "
+                               "it is reproducible, so this run is NOT private"
+                             : "their features under the guarantee above",
+                    test != train ? "accuracy" : "accuracy (also reported as the test accuracy: there is no test set)");
+    if (o->private_)
+        data_use_add(&use, USE_COVERED, "the labels, and so the number of classes: public under the guarantee's "
+                     "beta-close relation (it protects the features)");
+    char accounting[640], esc[1400];
+    data_use_accounting(&use, res->accounting, accounting, sizeof accounting);
     if (a->json) {
-        printf("{\n  \"algorithm\": \"ntk\",\n  \"private\": %s,\n", priv ? "true" : "false");
+        printf("{\n  \"algorithm\": \"ntk\",\n  \"private\": %s,\n", priv && !seeded ? "true" : "false");
         printf("  \"n\": %zu,\n  \"test_examples\": %zu,\n  \"d\": %zu,\n  \"features_in\": %zu,\n  \"classes\": %zu,\n",
                train->n, test->n, p, train->d, res->classes);
         printf("  \"width\": %zu,\n  \"weight_std\": %.10g,\n  \"ridge\": %.10g,\n  \"row_norm\": %.10g,\n"
@@ -276,8 +292,10 @@ static void print_report(const ntk_args *a, const dpt_dataset *train, const dpt_
         }
         if (priv) printf("  \"epsilon\": %.10g,\n  \"delta\": %.6g,\n", res->epsilon, res->delta);
         else printf("  \"epsilon\": null,\n  \"delta\": null,\n");
-        printf("  \"train_accuracy\": %.6f,\n  \"test_accuracy\": %.6f,\n", res->train_accuracy, test_acc);
-        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", res->accounting, secs);
+        printf("  \"train_accuracy\": %.6f,\n  \"test_accuracy\": %.6f,\n  \"alpha_norm\": %.10g,\n",
+               res->train_accuracy, test_acc, res->alpha_norm);
+        data_use_print_json(&use);
+        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", json_escape(accounting, esc, sizeof esc), secs);
         return;
     }
     printf("algorithm          ntk (quadratic NTK, width %zu, weight std %g, ridge %g)\n", o->width, o->weight_std,
@@ -300,7 +318,8 @@ static void print_report(const ntk_args *a, const dpt_dataset *train, const dpt_
         printf("epsilon features   %.6g   at delta %.3g (truncated Laplace, A = %.6g)\n", o->epsilon_features,
                o->delta_features, res->tlap_bound);
     }
-    printf("accounting         %s\n", res->accounting);
+    printf("accounting         %s\n", accounting);
+    data_use_print_table(&use);
     printf("time               %.3f s\n", secs);
 }
 
@@ -320,7 +339,10 @@ int ntk_command(int argc, char **argv)
     dpa_error err = { 0 };
     dpt_dataset train = { 0 }, test = { 0 };
     dpt_ntk_model *model = NULL;
+    dpt_rng *rng = NULL;
     int rc = 0;
+    if ((rc = cli_privacy_rng(a.seed_given, a.opt.seed, &rng))) return rc;
+    a.opt.rng = rng;
     if ((st = load_train_test(a.data, a.labels, a.test_data, a.test_labels, a.input_format, a.target, a.max_bytes,
                               a.test_fraction, a.opt.seed, &train, &test, &err)))
         goto fail;
@@ -353,6 +375,7 @@ fail:
     print_error(&err);
     rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
 done:
+    dpt_rng_free(rng);
     dpt_ntk_free(model);
     dpt_dataset_free(&train);
     dpt_dataset_free(&test);

@@ -25,7 +25,7 @@ enum { M_PROJ = 1, M_COMP = 2, M_DENSE = 4 };
 typedef struct {
     const char *synthetic, *data, *input_format, *target;
     unsigned methods;
-    int have_s, have_L, json, quiet;
+    int have_s, have_L, json, quiet, seed_given;
     uint64_t repeats, max_bytes;
     dpt_mean_options opt;
 } sm_args;
@@ -66,8 +66,11 @@ static void sm_help(void)
            "                           its failure probability (Baraniuk et al. 2008, Thm 5.2)\n"
            "                           as a delta term; refused when that bound is >= delta,\n"
            "                           which is the case at practical sizes\n"
-           "  --seed S                 noise (and ME-2's matrix) seed (default 1)\n"
-           "  --repeats R              R independent draws (seeds S..S+R-1): the mean and\n"
+           "  --seed S                 reproducible run: ME-2's matrix and the noise from S (draw r\n"
+           "                           from S + r); the run is then NOT private and says so. Without\n"
+           "                           it the noise comes from the system's secure generator (the\n"
+           "                           matrix, which is public, from seed 1)\n"
+           "  --repeats R              R independent draws: the mean and\n"
            "                           standard error of ||zhat - zbar||_2 (default 1; at most 1000000)\n"
            "\nOutput:\n"
            "  --json                   a JSON object instead of the table\n"
@@ -129,7 +132,7 @@ static int parse_sm_args(int argc, char **argv, sm_args *a)
             a->opt.measurements = (size_t)u;
             break;
         case O_RIP: a->opt.rip_sensitivity = 1; break;
-        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); break;
+        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); a->seed_given = 1; break;
         case O_REPEATS: st = parse_count("repeats", optarg, 1, CLI_MAX_REPEATS, &a->repeats); break;
         case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
         case O_JSON: a->json = 1; break;
@@ -201,6 +204,12 @@ static void json_num(const char *key, double v, int last)
 static void print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *rows, size_t nrows, int skipped)
 {
     const dpt_mean_options *o = &a->opt;
+    cli_data_use use = { 0 };
+    data_use_add(&use, USE_COVERED, "the %zu rows, in each draw of the estimate, %s", ds->n,
+                 a->seed_given ? "under the accounting below, which needs secret noise: with --seed it is "
+                                 "reproducible, so this run is NOT private"
+                               : "under the guarantee below (each draw on its own)");
+    data_use_add(&use, USE_EVALUATION, "the exact mean of the rows, for the l2 error of each draw");
     if (a->json) {
         printf("{\n  \"command\": \"sparse-mean\",\n  \"n\": %zu,\n  \"d\": %zu,\n  \"s\": %zu,\n  \"L\": %.10g,\n",
                ds->n, ds->d, o->sparsity, o->norm);
@@ -223,15 +232,20 @@ static void print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *
             json_num("seconds", r->secs, 0);
             printf("      \"accounting\": \"%s\"\n    }%s\n", r->res.accounting, k + 1 < nrows ? "," : "");
         }
-        printf("  ]%s\n", skipped ? ",\n  \"skipped\": [\"compressed: ME-2 needs delta > 0\"]" : "");
+        printf("  ]%s,\n", skipped ? ",\n  \"skipped\": [\"compressed: ME-2 needs delta > 0\"]" : "");
+        data_use_print_json(&use);
+        printf("  \"private\": %s\n", a->seed_given ? "false" : "true");
         printf("}\n");
         return;
     }
     printf("data               n = %zu, d = %zu, s = %zu, L = %g\n", ds->n, ds->d, o->sparsity, o->norm);
     printf("target             epsilon = %g, delta = %g (replace-one), %s\n", o->epsilon, o->delta,
            o->delta == 0.0 ? "Laplace noise" : o->classical ? "classical Gaussian" : "analytic Gaussian");
-    printf("repeats            %llu (seeds %lu..%llu)\n", (unsigned long long)a->repeats, o->seed,
-           (unsigned long long)o->seed + a->repeats - 1);
+    if (a->seed_given)
+        printf("repeats            %llu (seeds %lu..%llu)\n", (unsigned long long)a->repeats, o->seed,
+               (unsigned long long)o->seed + a->repeats - 1);
+    else
+        printf("repeats            %llu (secure noise)\n", (unsigned long long)a->repeats);
     printf("\n%-11s %11s %11s %6s %9s %9s %11s %10s %11s %8s\n", "method", "noise", "sensitivity", "m", "epsilon",
            "delta", "l2 error", "+- se", "predicted", "time s");
     for (size_t k = 0; k < nrows; k++) {
@@ -249,6 +263,7 @@ static void print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *
     if (skipped) printf("compressed         not run: ME-2 needs delta > 0\n");
     printf("\n");
     for (size_t k = 0; k < nrows; k++) printf("accounting         %s\n", rows[k].res.accounting);
+    data_use_print_table(&use);
     printf("predicted          note 2.2: Laplace 2L sqrt(s(1+ln d)/(n eps)), Gaussian 2 sqrt2 L (s ln(1.25/delta)"
            " ln 2d)^(1/4)/sqrt(n eps),\n                   dense 2L sqrt(2d ln(1.25/delta))/(n eps) (Laplace:"
            " sqrt(2d) b); ME-2's rate is lost (note 2.7)\n");
@@ -265,7 +280,12 @@ int sparse_mean_command(int argc, char **argv)
     dpa_error err = { 0 };
     dpt_dataset ds = { 0 };
     double *zbar = NULL, *est = NULL;
+    dpt_rng *rng = NULL;
     int rc = 0;
+    if (!a.seed_given) {
+        if ((rc = cli_privacy_rng(0, 0, &rng))) return rc;
+        a.opt.rng = rng;
+    }
     uint64_t total = 0, done_steps = 0;
     if (a.synthetic) {
         dpt_sparse_spec spec;
@@ -330,7 +350,14 @@ int sparse_mean_command(int argc, char **argv)
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (uint64_t rep = 0; rep < a.repeats; rep++) {
             o.seed = a.opt.seed + (unsigned long)rep;
-            if ((st = dpt_sparse_mean(&ds, &o, est, &r->res, &err))) goto fail;
+            dpt_rng *seeded = NULL;
+            if (a.seed_given) {         /* draw `rep` reproducible on its own: seed S + rep */
+                if ((rc = cli_privacy_rng(1, o.seed, &seeded))) goto done;
+                o.rng = seeded;
+            }
+            st = dpt_sparse_mean(&ds, &o, est, &r->res, &err);
+            dpt_rng_free(seeded);
+            if (st) goto fail;
             double e = l2err(est, zbar, d);
             sum += e;
             sum2 += e * e;
@@ -353,6 +380,7 @@ fail:
     print_error(&err);
     rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
 done:
+    dpt_rng_free(rng);
     free(zbar);
     free(est);
     dpt_dataset_free(&ds);

@@ -30,6 +30,7 @@ typedef struct {
     double test_fraction, lambda, epsilon, delta, norm, sensitivity_l1, learning_rate, noise, radius;
     uint64_t sparsity, max_steps, batch_size, max_bytes;
     unsigned long seed;
+    int seed_given;
     int have_lambda, classical, dense, non_private, json, quiet;
     const char *only;          /* an option that belongs to the other subcommand */
 } sp_args;
@@ -88,7 +89,10 @@ static void sp_help(int sgd)
                "  --radius R             project the iterates onto the l2 ball of radius R (default none)\n"
                "  --max-steps T          cap on the steps (default 100000; at most 1e8)\n"
                "  --batch-size B         the dense baseline's batch (default 64; at most the training examples)\n");
-    printf("  --seed S               split and noise (default 1)\n"
+    printf("  --seed S               reproducible run: the split and every privacy draw (noise; sparse-sgd's\n"
+           "                         batches and levels) from S; the run is then NOT private and says so.\n"
+           "                         Without it the privacy draws come from the system's secure generator\n"
+           "                         (the split uses seed 1)\n"
            "\nOutput:\n"
            "  --json                 JSON on stdout\n"
            "  --quiet                no progress bar (shown on stderr when it is a terminal)\n"
@@ -163,7 +167,7 @@ static int parse_sp_args(int argc, char **argv, sp_args *a)
             st = parse_count("batch-size", optarg, 1, CLI_MAX_ROWS, &a->batch_size);
             if (!a->sgd) a->only = "--batch-size";
             break;
-        case O_SEED: st = parse_seed("seed", optarg, &a->seed); break;
+        case O_SEED: st = parse_seed("seed", optarg, &a->seed); a->seed_given = 1; break;
         case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
         case O_JSON: a->json = 1; break;
         case O_QUIET: a->quiet = 1; break;
@@ -271,6 +275,16 @@ static void json_number(const char *key, double v, int last)
 static void print_report(const sp_args *a, const dpt_dataset *train, const dpt_dataset *test, const sp_report *r)
 {
     int priv = isfinite(r->epsilon);
+    cli_data_use use = { 0 };
+    data_use_common(&use, train->n, test != train ? test->n : 0,
+                    !priv ? "without privacy (not a private run)"
+                    : a->seed_given ? "under the accounting above, which needs secret noise: with --seed it is "
+                                      "reproducible, so this run is NOT private"
+                                    : "under the guarantee above",
+                    test != train ? "objective, excess risk and the non-private minimiser they are compared with"
+                                  : "objective, excess risk, non-private minimiser, and the test metrics (there is "
+                                    "no test set)");
+    char esc[1400];
     if (a->json) {
         printf("{\n  \"algorithm\": \"%s\",\n  \"method\": \"%s\",\n  \"mechanism\": \"%s\",\n", a->cmd, r->method,
                r->mechanism);
@@ -294,7 +308,9 @@ static void print_report(const sp_args *a, const dpt_dataset *train, const dpt_d
         json_number("excess_risk", r->obj_private - r->obj_optimal, 0);
         json_number("test_loss", r->test_loss, 0);
         json_number("test_accuracy", r->test_accuracy, 0);
-        printf("  \"accounting\": \"%s\",\n", r->accounting);
+        data_use_print_json(&use);
+        printf("  \"private\": %s,\n", priv && !a->seed_given ? "true" : "false");
+        printf("  \"accounting\": \"%s\",\n", json_escape(r->accounting, esc, sizeof esc));
         json_number("seconds", r->secs, 1);
         printf("}\n");
         return;
@@ -319,6 +335,7 @@ static void print_report(const sp_args *a, const dpt_dataset *train, const dpt_d
     printf("test loss          %.6g\n", r->test_loss);
     printf("test accuracy      %.4f\n", r->test_accuracy);
     printf("accounting         %s\n", r->accounting);
+    data_use_print_table(&use);
     printf("time               %.3f s\n", r->secs);
 }
 
@@ -342,7 +359,9 @@ int sparse_opt_command(int argc, char **argv)
     dpa_error err = { 0 };
     dpt_dataset all = { 0 }, train = { 0 }, test = { 0 };
     double *w = NULL, *wref = NULL;
+    dpt_rng *rng = NULL;
     int rc = 0;
+    if ((rc = cli_privacy_rng(a.seed_given, a.seed, &rng))) return rc;
     size_t gen_s = 0;
     double gen_norm = 0.0;
     if ((st = sp_load(&a, &all, &gen_s, &gen_norm, &err))) {
@@ -405,6 +424,7 @@ int sparse_opt_command(int argc, char **argv)
             eo.progress_ctx = &start;
         }
         eo.seed = a.seed;
+        eo.rng = rng;
         if ((st = dpt_sparse_erm(&train, &eo, w, &er, &err))) goto fail;
         r.method = a.dense ? "dense output perturbation" : "output perturbation with l1 projection";
         r.mechanism = a.non_private ? "none" : a.delta > 0.0 ? (a.classical ? "classical gaussian" : "gaussian")
@@ -430,6 +450,7 @@ int sparse_opt_command(int argc, char **argv)
         so.dense = a.dense;
         so.batch_size = (size_t)a.batch_size;
         so.seed = a.seed;
+        so.rng = rng;
         so.noise_off = a.non_private;
         if (!a.quiet && isatty(STDERR_FILENO)) {   /* as the other subcommands: never into a log file */
             so.progress = progress_bar;
@@ -473,6 +494,7 @@ fail:
     print_error(&err);
     rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
 done:
+    dpt_rng_free(rng);
     free(w);
     free(wref);
     dpt_dataset_free(&all);

@@ -30,21 +30,23 @@ double dpt_relu_loss(const dpt_dataset *data, const double *w)
     return data->n ? 0.5 * s / (double)data->n : 0.0;
 }
 
-/* The injected noise: std * N(0, I_d) added to v (scaled by `scale`), and
- * its energy recorded for the noise check. */
+/* The run's privacy draws (noise, shuffles, Poisson batches) come from
+ * rng; the injected noise is N(0, std^2 I_d) added to v by the grid-rounded
+ * sampler (dptrain.h), its energy recorded for the noise ratio. */
 typedef struct {
-    gsl_rng *rng;
+    dpt_rng *rng;
     int off;
     double energy, expected;   /* sum of squares drawn, and its expectation */
 } noise_source;
 
-static void add_noise(noise_source *ns, double *v, size_t d, double std, double scale)
+static void add_noise(noise_source *ns, double *v, size_t d, double std)
 {
     if (ns->off || !(std > 0.0)) return;
+    double s = dpt_scale_up(std);
     for (size_t j = 0; j < d; j++) {
-        double z = gsl_ran_gaussian_ziggurat(ns->rng, std);
-        ns->energy += z * z;
-        v[j] += scale * z;
+        double noisy = dpt_noise_gaussian(ns->rng, v[j], s);
+        ns->energy += (noisy - v[j]) * (noisy - v[j]);
+        v[j] = noisy;
     }
     ns->expected += (double)d * std * std;
 }
@@ -76,7 +78,7 @@ static double noisy_doubling(const dpt_dataset *est, size_t first, size_t m, con
             double r = relu(cblas_ddot((int)est->d, est->x + row * est->d, 1, w, 1)) - est->y[row];
             if (fabs(r) <= s) u += 1.0;
         }
-        if (noise_std > 0.0) add_noise(ns, &u, 1, noise_std, 1.0);
+        if (noise_std > 0.0) add_noise(ns, &u, 1, noise_std);
         if (u >= (double)m || i == L) break;
         s *= 2.0;
     }
@@ -137,7 +139,7 @@ static void glmtron_epochs(run *R)
     const dpt_glm_options *opt = R->opt;
     int private_run = opt->algorithm == DPT_DP_GLMTRON;
     for (uint64_t e = 0; e < opt->epochs; e++) {
-        gsl_ran_shuffle(R->ns.rng, R->perm, D->n, sizeof *R->perm);
+        dpt_rng_shuffle(R->ns.rng, R->perm, D->n);
         for (size_t t = 0; t < D->n; t++) {
             average_in(R);
             const double *x = D->x + R->perm[t] * D->d;
@@ -145,7 +147,7 @@ static void glmtron_epochs(run *R)
             if (private_run) {
                 double gamma = step_clip(R);
                 clipped_residual(x, D->d, r, gamma, R->l);
-                add_noise(&R->ns, R->l, D->d, 2.0 * R->f * gamma, 1.0);
+                add_noise(&R->ns, R->l, D->d, 2.0 * R->f * gamma);
             } else {
                 for (size_t j = 0; j < D->d; j++) R->l[j] = r * x[j];
             }
@@ -179,7 +181,7 @@ static int taglmtron_epochs(run *R)
     }
     double Gamma = 0.0;
     for (uint64_t e = 0; e < opt->epochs; e++) {
-        gsl_ran_shuffle(R->ns.rng, R->perm, D->n, sizeof *R->perm);
+        dpt_rng_shuffle(R->ns.rng, R->perm, D->n);
         memcpy(start, R->w, d * sizeof *start);
         memset(exact, 0, (size_t)levels * d * sizeof *exact);
         memset(noisy, 0, (size_t)levels * d * sizeof *noisy);
@@ -197,7 +199,7 @@ static int taglmtron_epochs(run *R)
             memcpy(node, R->l, d * sizeof *node);
             for (unsigned j = 0; j < lev; j++) cblas_daxpy((int)d, 1.0, exact + (size_t)j * d, 1, node, 1);
             memcpy(noisy + (size_t)lev * d, node, d * sizeof *node);
-            add_noise(&R->ns, noisy + (size_t)lev * d, d, R->f * Gamma, 1.0);
+            add_noise(&R->ns, noisy + (size_t)lev * d, d, R->f * Gamma);
             /* prefix sum: the nodes of t's binary digits */
             memcpy(R->tmp, start, d * sizeof *R->tmp);
             for (unsigned j = 0; j < levels; j++)
@@ -225,7 +227,7 @@ static void mbglmtron_epochs(run *R)
     int noisy = opt->algorithm == DPT_DP_MBGLMTRON && !opt->noise_off;
     double count_std = noisy ? sqrt((double)glm_threshold_rounds(opt)) * R->f : 0.0;
     for (uint64_t e = 0; e < opt->epochs; e++) {
-        gsl_ran_shuffle(R->ns.rng, R->perm, D->n, sizeof *R->perm);
+        dpt_rng_shuffle(R->ns.rng, R->perm, D->n);
         for (size_t t = 0; t < batches; t++) {
             average_in(R);
             size_t base = t * (b + m);
@@ -241,7 +243,7 @@ static void mbglmtron_epochs(run *R)
                 clipped_residual(x, d, r, s, R->tmp);
                 cblas_daxpy((int)d, 1.0 / (double)b, R->tmp, 1, R->l, 1);
             }
-            if (noisy) add_noise(&R->ns, R->l, d, 2.0 * R->f * s / (double)b, 1.0);
+            if (noisy) add_noise(&R->ns, R->l, d, 2.0 * R->f * s / (double)b);
             cblas_daxpy((int)d, -opt->learning_rate, R->l, 1, R->w, 1);
             step_done(R);
         }
@@ -263,7 +265,7 @@ static void sgd_steps(run *R)
         average_in(R);
         memset(R->l, 0, d * sizeof *R->l);
         for (size_t i = 0; i < D->n; i++) {
-            if (gsl_rng_uniform(R->ns.rng) >= q) continue;
+            if (!dpt_rng_bernoulli(R->ns.rng, q)) continue;
             const double *x = D->x + i * d;
             double z = cblas_ddot((int)d, x, 1, R->w, 1);
             if (!(z > 0.0)) continue;               /* the ReLU's derivative */
@@ -272,7 +274,7 @@ static void sgd_steps(run *R)
             else for (size_t j = 0; j < d; j++) R->tmp[j] = r * x[j];
             cblas_daxpy((int)d, 1.0, R->tmp, 1, R->l, 1);
         }
-        if (dp) add_noise(&R->ns, R->l, d, R->f * opt->clip, 1.0);
+        if (dp) add_noise(&R->ns, R->l, d, R->f * opt->clip);
         cblas_daxpy((int)d, -opt->learning_rate / (double)opt->batch_size, R->l, 1, R->w, 1);
         step_done(R);
     }
@@ -327,10 +329,17 @@ int dpt_glm_train(const dpt_dataset *train, const dpt_glm_options *options, dpt_
         R.hist_work = malloc(glm_histogram_work(&hist, opt->estimating_data->n) * sizeof *R.hist_work);
     if (!R.w || !R.avg || !R.l || !R.tmp || !R.perm || (opt->clip_rule == DPT_CLIP_HISTOGRAM && !R.hist_work))
         st = dpt_fail(err, DPA_ENOMEM, "dptrain: out of memory");
-    if (!st && !(R.ns.rng = dpt_rng_new(opt->seed, err))) st = DPA_ENOMEM;
+    dpt_rng *owned = NULL;
+    if (!st) st = dpt_run_rng(opt->rng, glm_is_private(opt), opt->seed, "dptrain", &R.ns.rng, &owned, err);
+    if (!st && opt->init_scale > 0.0) {     /* w0 is data-independent: the seeded generator */
+        gsl_rng *init = dpt_rng_new(opt->seed, err);
+        if (!init) st = DPA_ENOMEM;
+        else {
+            for (size_t j = 0; j < d; j++) R.w[j] = gsl_ran_gaussian(init, opt->init_scale / sqrt((double)d));
+            gsl_rng_free(init);
+        }
+    }
     if (!st) {
-        if (opt->init_scale > 0.0)
-            for (size_t j = 0; j < d; j++) R.w[j] = gsl_ran_gaussian(R.ns.rng, opt->init_scale / sqrt((double)d));
         for (size_t i = 0; i < train->n; i++) R.perm[i] = i;
         switch (opt->algorithm) {
         case DPT_DP_MBGLMTRON:
@@ -360,6 +369,7 @@ int dpt_glm_train(const dpt_dataset *train, const dpt_glm_options *options, dpt_
         out->noise_ratio = R.ns.expected > 0.0 ? R.ns.energy / R.ns.expected : NAN;
     }
     free(R.w); free(R.avg); free(R.l); free(R.tmp); free(R.perm); free(R.hist_work);
-    if (R.ns.rng) gsl_rng_free(R.ns.rng);
+    dpt_rng_free(owned);
+    if (!st) dpt_accounting_note(out->accounting, sizeof out->accounting, dpt_rng_privacy_note(R.ns.rng));
     return st;
 }

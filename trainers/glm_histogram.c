@@ -76,7 +76,7 @@ int glm_histogram_check(const dpt_histogram_params *p, size_t m, dpa_error *err)
 
 /* One histogram of the K group means of v (m values): the right end of the
  * bin chosen.  `count` has L + 2 entries. */
-static double one_histogram(const double *v, size_t m, const dpt_histogram_params *p, gsl_rng *rng, size_t *count)
+static double one_histogram(const double *v, size_t m, const dpt_histogram_params *p, dpt_rng *rng, size_t *count)
 {
     size_t L = geometric_bins(p), K = p->groups, g = m / K, bins = L + 2;
     memset(count, 0, bins * sizeof *count);
@@ -93,7 +93,7 @@ static double one_histogram(const double *v, size_t m, const dpt_histogram_param
         if (!count[b]) continue;                  /* empty bins stay 0 */
         double h = (double)count[b] / (double)K;
         if (rng) {
-            h += gsl_ran_laplace(rng, scale);
+            h = dpt_noise_laplace(rng, h, dpt_scale_up(scale));
             if (h < cut) continue;
         }
         if (h > best) {
@@ -104,7 +104,7 @@ static double one_histogram(const double *v, size_t m, const dpt_histogram_param
     return right_end(chosen, p);
 }
 
-double glm_histogram_threshold(const dpt_dataset *est, const double *w, const dpt_histogram_params *p, gsl_rng *rng,
+double glm_histogram_threshold(const dpt_dataset *est, const double *w, const dpt_histogram_params *p, dpt_rng *rng,
                                double *work)
 {
     size_t m = est->n, d = est->d;
@@ -131,22 +131,16 @@ size_t glm_histogram_work(const dpt_histogram_params *p, size_t m)
     return 2 * m + (bins * sizeof(size_t) + sizeof(double) - 1) / sizeof(double);
 }
 
-int dpt_histogram_threshold(const dpt_dataset *est, const double *w, const dpt_histogram_params *p, int noisy,
-                            unsigned long seed, double *s, dpa_error *err)
+int dpt_histogram_threshold(const dpt_dataset *est, const double *w, const dpt_histogram_params *p, dpt_rng *rng,
+                            double *s, dpa_error *err)
 {
     if (!est || !w || !s || !est->x || !est->y || est->d < 1)
         return dpt_fail(err, DPA_EINVAL, "dptrain: histogram threshold: data, model or output is NULL");
     int st = glm_histogram_check(p, est->n, err);
     if (st) return st;
     double *work = malloc(glm_histogram_work(p, est->n) * sizeof *work);
-    gsl_rng *rng = NULL;
     if (!work) return dpt_fail(err, DPA_ENOMEM, "dptrain: out of memory");
-    if (noisy && !(rng = dpt_rng_new(seed, err))) {
-        free(work);
-        return DPA_ENOMEM;
-    }
     *s = glm_histogram_threshold(est, w, p, rng, work);
-    if (rng) gsl_rng_free(rng);
     free(work);
     return DPA_OK;
 }

@@ -86,6 +86,11 @@ static int is_private(dpt_algorithm a)
     return a == DPT_DP_GLMTRON || a == DPT_DP_TAGLMTRON || a == DPT_DP_MBGLMTRON || a == DPT_DP_SGD;
 }
 
+int glm_is_private(const dpt_glm_options *opt)
+{
+    return is_private(opt->algorithm) && !opt->noise_off;
+}
+
 int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *err)
 {
     if (!train || !opt) return dpt_fail(err, DPA_EINVAL, "dptrain: data or options is NULL");

@@ -334,6 +334,14 @@ static int check_data(const dpt_model *m, const dpt_dataset *data, dpa_error *er
     return DPA_OK;
 }
 
+int dpt_model_check_labels(const dpt_model *m, const dpt_dataset *data, dpa_error *err)
+{
+    if (!m) return dpt_fail(err, DPA_EINVAL, "model: NULL model");
+    int st = check_data(m, data, err);
+    for (size_t i = 0; !st && i < data->n; i++) st = check_label(m, data->y[i], i + 1, err);
+    return st;
+}
+
 /* Everything the gradient sum reads, checked before grad is touched, so
  * that a refused batch leaves it as it was. */
 static int check_batch(const dpt_model *m, const dpt_dataset *data, const size_t *rows, size_t b, double clip,
@@ -519,4 +527,40 @@ double dpt_model_smoothness(const dpt_model *m, const dpt_dataset *data)
     }
     work_free(&w);
     return 0.5 * best;
+}
+
+int dpt_model_bound_smoothness(const dpt_model *m, dpt_dataset *data, double beta, dpa_error *err)
+{
+    if (!m || !data) return dpt_fail(err, DPA_EINVAL, "dptrain: smoothness bound: model or data is NULL");
+    if (m->spec.kind == DPT_MODEL_RELU)
+        return dpt_fail(err, DPA_EINVAL, "dptrain: the ReLU network is not convex: no smoothness bound applies");
+    int st = check_data(m, data, err);
+    if (st) return st;
+    double floor_phi2 = m->spec.kind == DPT_MODEL_SOFTMAX ? 1.0 : 0.0;   /* the bias's share of |phi|^2 */
+    if (!(isfinite(beta) && 2.0 * beta > floor_phi2))
+        return dpt_fail(err, DPA_EINVAL, "dptrain: the smoothness bound beta must be finite and above %g for the %s "
+                        "model, got %g", 0.5 * floor_phi2, m->spec.kind == DPT_MODEL_SOFTMAX ? "softmax" : "convex",
+                        beta);
+    work w;
+    if ((st = work_alloc(m, &w, err))) return st;
+    for (size_t r0 = 0; r0 < data->n; r0 += BLOCK) {
+        int nb = (int)(data->n - r0 < BLOCK ? data->n - r0 : BLOCK);
+        double *X = data->x + r0 * m->d;
+        if (m->spec.kind == DPT_MODEL_CONVEX) convex_gates(m, X, nb, w.h);
+        for (int r = 0; r < nb; r++) {
+            double *x = X + (size_t)r * m->d;
+            double xn = cblas_dnrm2((int)m->d, x, 1);
+            /* |phi(x)|^2 = c |x|^2 + floor, c = 1 (softmax) or the active
+             * gates s(x) (convex; unchanged by a positive scaling of x) */
+            double c = m->spec.kind == DPT_MODEL_SOFTMAX ? 1.0 : cblas_dasum((int)m->hidden, w.h + (size_t)r * m->hidden, 1);
+            double phi2 = c * xn * xn + floor_phi2;
+            if (!(0.5 * phi2 > beta)) continue;
+            /* scaled to just inside: c |s x|^2 = 2 beta - floor, less a
+             * relative 2^-40 for the roundings of the norm and products */
+            double scale = sqrt((2.0 * beta - floor_phi2) / (c * xn * xn)) * (1.0 - 0x1p-40);
+            cblas_dscal((int)m->d, scale, x, 1);
+        }
+    }
+    work_free(&w);
+    return DPA_OK;
 }

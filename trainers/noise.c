@@ -30,8 +30,14 @@ static double open_uniform(dpt_rng *r)
     return ((double)(dpt_rng_u64(r) >> 11) + 0.5) * 0x1p-53;
 }
 
+static int bad(double v, double s)
+{
+    return !isfinite(v) || !(s >= DPT_NOISE_MIN_SCALE && s <= DPT_NOISE_MAX_SCALE);
+}
+
 double dpt_noise_gaussian(dpt_rng *r, double v, double sigma)
 {
+    if (bad(v, sigma)) return NAN;
     double g = grid_step(sigma);
     double z = sigma * gsl_cdf_ugaussian_Pinv(open_uniform(r));
     return g * nearbyint((v + z) / g);
@@ -39,6 +45,7 @@ double dpt_noise_gaussian(dpt_rng *r, double v, double sigma)
 
 double dpt_noise_laplace(dpt_rng *r, double v, double b)
 {
+    if (bad(v, b)) return NAN;
     double g = grid_step(b);
     double u = open_uniform(r) - 0.5;
     double z = u < 0 ? b * log1p(2.0 * u) : -b * log1p(-2.0 * u);
@@ -47,6 +54,7 @@ double dpt_noise_laplace(dpt_rng *r, double v, double b)
 
 double dpt_noise_truncated_laplace(dpt_rng *r, double v, double b, double A)
 {
+    if (bad(v, b) || !(A > 0.0 && A <= DPT_NOISE_MAX_SCALE)) return NAN;
     double g = grid_step(b);
     double z;
     do {

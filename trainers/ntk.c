@@ -168,26 +168,6 @@ int dpt_ntk_kernel(const double *w, size_t m, size_t d, const double *a, size_t 
 
 /* ---- samplers -------------------------------------------------------------- */
 
-double dpt_truncated_laplace(void *gsl_rng_, double b, double A)
-{
-    gsl_rng *r = gsl_rng_;
-    /* The callers validate; invalid arguments give 0 (never NaN). */
-    if (!r || !(b > 0.0) || !(A > 0.0) || isinf(A)) return 0.0;
-    /* Inverse CDF of |Z|, whose density is proportional to e^(-t/b) on
-     * [0, A] (note 1.2: TLap's density, symmetric): F(t) = (1 - e^(-t/b)) /
-     * (1 - e^(-A/b)), so t = -b ln(1 - u (1 - e^(-A/b))), written with
-     * expm1/log1p so that it stays accurate when A/b is tiny or huge.  The
-     * sign is a separate fair bit. */
-    double u = gsl_rng_uniform(r);                  /* [0, 1) */
-    double t;
-    double c = expm1(-A / b);                       /* -(1 - e^(-A/b)), in (-1, 0) */
-    if (c == 0.0 || isinf(b)) t = u * A;            /* A/b below the double's resolution: uniform */
-    else t = -b * log1p(u * c);
-    if (t > A) t = A;                               /* rounding */
-    if (t < 0.0) t = 0.0;
-    return gsl_rng_uniform(r) < 0.5 ? -t : t;
-}
-
 /* Lower Cholesky factor of sigma (n x n) into l (row-major, upper triangle
  * zeroed); DPA_EINVAL when sigma is not (numerically) positive definite. */
 static int cholesky_lower(const double *sigma, size_t n, double *l, dpa_error *err)
@@ -202,9 +182,9 @@ static int cholesky_lower(const double *sigma, size_t n, double *l, dpa_error *e
     return DPA_OK;
 }
 
-int dpt_gsm_sample(const double *sigma, size_t n, uint64_t k, unsigned long seed, double *out, dpa_error *err)
+int dpt_gsm_sample(const double *sigma, size_t n, uint64_t k, dpt_rng *rng, double *out, dpa_error *err)
 {
-    if (!sigma || !out) return dpt_fail(err, DPA_EINVAL, "gsm sample: a NULL argument");
+    if (!sigma || !out || !rng) return dpt_fail(err, DPA_EINVAL, "gsm sample: a NULL argument");
     if (n == 0) return dpt_fail(err, DPA_EINVAL, "gsm sample: n must be >= 1");
     if (k == 0) return dpt_fail(err, DPA_EINVAL, "samples: k must be >= 1");
     if (k > (UINT64_C(1) << 53))
@@ -223,8 +203,11 @@ int dpt_gsm_sample(const double *sigma, size_t n, uint64_t k, unsigned long seed
         goto done;
     }
     if ((st = cholesky_lower(sigma, n, l, err))) goto done;
-    if (!(r = dpt_rng_new(seed, err))) {
-        st = DPA_ENOMEM;
+    /* The Wishart is not additive noise, so the grid-rounded samplers do
+     * not apply: continuous floating-point draws from the secure stream
+     * (dptrain.h names this exception). */
+    if (!(r = dpt_rng_gsl(rng, err))) {
+        st = err && err->status ? err->status : DPA_ENOMEM;
         goto done;
     }
     if (bartlett) {
@@ -504,10 +487,14 @@ int dpt_ntk_train(const dpt_dataset *train, const dpt_ntk_options *opt, dpt_ntk_
     double *w = malloc(m * p * sizeof *w), *k = malloc(n * n * sizeof *k), *aw = malloc(n * p * sizeof *aw),
            *gram = malloc(n * n * sizeof *gram), *y = calloc(n * C, sizeof *y);
     gsl_rng *r = NULL;
+    dpt_rng *rng = NULL, *owned = NULL;
     if (!M || !w || !k || !aw || !gram || !y) {
         st = dpt_fail(err, DPA_ENOMEM, "ntk: out of memory (n = %zu)", n);
         goto fail;
     }
+    if ((st = dpt_run_rng(opt->rng, opt->private_ && !opt->features_noise_off, sub_seed(opt->seed, 2), "ntk", &rng,
+                          &owned, err)))
+        goto fail;
     M->d_in = d;
     M->p = p;
     M->n = n;
@@ -577,7 +564,7 @@ int dpt_ntk_train(const dpt_dataset *train, const dpt_ntk_options *opt, dpt_ntk_
         progress(opt, 4, stages);
     } else {
         /* Ktilde = GSM(K_lambda, k), Alg. 1 (note 1.4) into gram */
-        if ((st = dpt_gsm_sample(k, n, out->samples, sub_seed(opt->seed, 2), gram, err))) goto fail;
+        if ((st = dpt_gsm_sample(k, n, out->samples, rng, gram, err))) goto fail;
         progress(opt, 3, stages);
         /* alpha~ = Ktilde^+ Y (note 1.7 step 4) */
         size_t rank;
@@ -586,14 +573,8 @@ int dpt_ntk_train(const dpt_dataset *train, const dpt_ntk_options *opt, dpt_ntk_
         if (!opt->features_noise_off) {
             /* Xtilde = X + Z, Z_ij i.i.d. TLap(sqrt(p) beta, eps_f, delta_f):
              * scale b = Delta / eps, support [-A, A] (Lemma G.2, note 1.6) */
-            if (!(r = dpt_rng_new(sub_seed(opt->seed, 3), err))) {
-                st = DPA_ENOMEM;
-                goto fail;
-            }
             double b = sqrt((double)p) * opt->beta / opt->epsilon_features;
-            for (size_t i = 0; i < n * p; i++) M->xt[i] += dpt_truncated_laplace(r, b, out->tlap_bound);
-            gsl_rng_free(r);
-            r = NULL;
+            for (size_t i = 0; i < n * p; i++) M->xt[i] = dpt_noise_truncated_laplace(rng, M->xt[i], b, out->tlap_bound);
         }
         int len = snprintf(out->accounting, sizeof out->accounting,
                            "GSM: k = %llu samples (k_max %llu) at M = %.4g, eps %.4g (rdp) at delta %.3g; features: "
@@ -609,6 +590,7 @@ int dpt_ntk_train(const dpt_dataset *train, const dpt_ntk_options *opt, dpt_ntk_
     }
     if (!opt->private_)
         snprintf(out->accounting, sizeof out->accounting, "not private (exact kernel ridge regression)");
+    dpt_accounting_note(out->accounting, sizeof out->accounting, dpt_rng_privacy_note(rng));
     progress(opt, 5, stages);
 
     double acc = dpt_ntk_accuracy(M, train);
@@ -617,16 +599,19 @@ int dpt_ntk_train(const dpt_dataset *train, const dpt_ntk_options *opt, dpt_ntk_
         goto fail;
     }
     out->train_accuracy = acc;
+    out->alpha_norm = cblas_dnrm2((int)(n * C), M->alpha, 1);
     progress(opt, stages, stages);
     free(w);
     free(k);
     free(aw);
     free(gram);
     free(y);
+    dpt_rng_free(owned);
     *model = M;
     return DPA_OK;
 fail:
     if (r) gsl_rng_free(r);
+    dpt_rng_free(owned);
     free(w);
     free(k);
     free(aw);

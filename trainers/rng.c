@@ -20,6 +20,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,4 +219,28 @@ void *dpt_rng_gsl(dpt_rng *r, dpa_error *err)
     }
     ((gsl_view *)g->state)->owner = r;
     return g;
+}
+
+/* ---- helpers of the trainers (dpt_internal.h) ---------------------------- */
+
+int dpt_run_rng(dpt_rng *given, int private_run, unsigned long seed, const char *who, dpt_rng **use, dpt_rng **owned,
+                dpa_error *err)
+{
+    *use = given;
+    *owned = NULL;
+    if (given) return DPA_OK;
+    if (private_run)
+        return dpt_fail(err, DPA_EINVAL, "%s: a private run needs a generator in the options' rng "
+                        "(dpt_rng_new_secure; dpt_rng_new_seeded only for reproducible, non-private runs)", who);
+    int st = dpt_rng_new_seeded((uint64_t)seed, owned, err);
+    if (!st) *use = *owned;
+    return st;
+}
+
+void dpt_accounting_note(char *buf, size_t size, const char *note)
+{
+    if (!note || !*note || !size) return;
+    size_t len = strlen(buf);
+    if (len + 1 >= size) return;
+    snprintf(buf + len, size - len, "%s%s", len ? "; " : "", note);
 }

@@ -487,6 +487,9 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
         return dpt_fail(err, DPA_EINVAL, "sparse mean: delta must be in [0, 1), got %g", delta);
     if (opt->method == DPT_MEAN_COMPRESSED && !(delta > 0.0))
         return dpt_fail(err, DPA_EINVAL, "sparse mean: the compressed-sensing mechanism (ME-2) needs delta > 0");
+    if (!opt->rng)
+        return dpt_fail(err, DPA_EINVAL, "sparse mean: the options' rng is NULL (dpt_rng_new_secure; a seeded one only "
+                        "for reproducible, non-private runs)");
     if (opt->classical && !(delta > 0.0))
         return dpt_fail(err, DPA_EINVAL, "sparse mean: --classical is a Gaussian formula and needs delta > 0");
     if (opt->classical && !(eps < 1.0))
@@ -536,9 +539,11 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
         for (size_t j = 0; j < d; j++) zbar[j] += row[j];
     }
     for (size_t j = 0; j < d; j++) zbar[j] /= (double)n;
-    /* a row admitted by the slack raises the bound the sensitivity uses, so
-     * the noise is never calibrated below the data's own norm */
-    if (max_norm > L) L = max_norm;
+    /* the slack admits rows up to L (1 + 1e-12), so the sensitivity uses
+     * that bound, whatever the data (a bound raised to the data's own
+     * largest norm would make the noise scale itself data-dependent) */
+    (void)max_norm;
+    L *= 1.0 + 1e-12;
     if (!(2.0 * L / (double)n >= DBL_MIN)) {
         free(zbar);
         return dpt_fail(err, DPA_EINVAL,
@@ -548,6 +553,9 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
 
     dpt_mean_result res;
     memset(&res, 0, sizeof res);
+    /* the noise from rng; ME-2's matrix A is public, data-independent
+     * randomness: a seeded gsl_rng */
+    dpt_rng *rng = opt->rng;
     gsl_rng *r = dpt_rng_new(opt->seed, err);
     if (!r) {
         free(zbar);
@@ -561,7 +569,7 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
             /* Laplace: l1 sensitivity ||z - z'||_1/n <= 2 L sqrt(s)/n, b = Delta_1/eps */
             res.sensitivity = 2.0 * L * sqrt((double)s) / nd;
             res.noise_scale = res.sensitivity / eps;
-            for (size_t j = 0; j < d; j++) estimate[j] = zbar[j] + gsl_ran_laplace(r, res.noise_scale);
+            for (size_t j = 0; j < d; j++) estimate[j] = dpt_noise_laplace(rng, zbar[j], dpt_scale_up(res.noise_scale));
             snprintf(res.accounting, sizeof res.accounting,
                      "%s: Laplace, l1 sensitivity 2L sqrt(s)/n = %.6g, b = %.6g, pure %g-DP (replace-one)%s", what,
                      res.sensitivity, res.noise_scale, eps,
@@ -573,7 +581,8 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
             if (st == DPA_OK) {
                 res.sensitivity = 2.0 * L / nd;
                 res.noise_scale = mult * res.sensitivity;
-                for (size_t j = 0; j < d; j++) estimate[j] = zbar[j] + gsl_ran_gaussian(r, res.noise_scale);
+                for (size_t j = 0; j < d; j++)
+                    estimate[j] = dpt_noise_gaussian(rng, zbar[j], dpt_scale_up(res.noise_scale));
                 snprintf(res.accounting, sizeof res.accounting,
                          "%s: Gaussian (%s), l2 sensitivity 2L/n = %.6g, sigma = %.6g, (%g, %g)-DP (replace-one)%s",
                          what, opt->classical ? "classical sqrt(2 ln(1.25/delta))/eps" : "analytic, Balle-Wang 2018",
@@ -618,7 +627,7 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
                     double acc = 0.0;
                     const double *ai = A + i * d;
                     for (size_t j = 0; j < d; j++) acc += ai[j] * zbar[j];
-                    b[i] = acc + gsl_ran_gaussian(r, res.noise_scale);
+                    b[i] = dpt_noise_gaussian(rng, acc, dpt_scale_up(res.noise_scale));
                 }
                 st = dpt_basis_pursuit(A, m, d, b, estimate, err);
             }
@@ -648,6 +657,7 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
     res.measurements = m;
     res.epsilon = eps;
     res.delta = delta;
+    dpt_accounting_note(res.accounting, sizeof res.accounting, dpt_rng_privacy_note(rng));
     if (out) *out = res;
     return DPA_OK;
 }

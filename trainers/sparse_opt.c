@@ -346,6 +346,13 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
         return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-erm: the l1 sensitivity must be finite and > 0 (0: the "
                         "note's bound), got %g", opt->sensitivity_l1);
     if (!opt->noise_off) {
+        if (!opt->rng)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-erm: a private run needs a generator in the options' rng "
+                            "(dpt_rng_new_secure)");
+        if (opt->sparsity == 0 || opt->norm == 0.0)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-erm: a private run needs the bounds s and L given "
+                            "(sparsity %zu, norm %g): taken from the private rows they would be outside the guarantee",
+                            opt->sparsity, opt->norm);
         if (!(opt->epsilon > 0.0) || !isfinite(opt->epsilon))
             return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-erm: epsilon must be a finite number > 0, got %g",
                             opt->epsilon);
@@ -364,7 +371,6 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
     if (st) return st;
     size_t n = c.n, d = c.d, s = c.s;
     double L = c.L, lambda = opt->lambda, H = L * L / 4.0;
-    gsl_rng *rng = NULL;
     double *wopt = malloc(d * sizeof *wopt);
     if (!wopt) {
         st = dpt_fail(err, DPA_ENOMEM, "dptrain: sparse-erm: out of memory");
@@ -425,12 +431,9 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
     }
     memcpy(w, wopt, d * sizeof *w);
     if (!opt->noise_off) {
-        if (!(rng = dpt_rng_new(opt->seed, err))) {
-            st = err && err->status ? err->status : DPA_ENOMEM;
-            goto done;
-        }
+        double scale = dpt_scale_up(out->noise_scale);
         for (size_t j = 0; j < d; j++)
-            w[j] += gaussian ? gsl_ran_gaussian_ziggurat(rng, out->noise_scale) : gsl_ran_laplace(rng, out->noise_scale);
+            w[j] = gaussian ? dpt_noise_gaussian(opt->rng, w[j], scale) : dpt_noise_laplace(opt->rng, w[j], scale);
     }
     if (opt->progress) opt->progress(opt->progress_ctx, 2, 3);
     /* Post-processing (note 2.4 step 3, 004:L73): the Euclidean projection
@@ -442,8 +445,8 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
              "output perturbation (note 2.4), replace-one; %s; %s; n = %zu, s = %zu, L = %.6g, H = L^2/4", what,
              opt->project ? "then projection onto the l1 ball of radius L sqrt(s)/lambda" : "dense (no projection)", n, s,
              L);
+    if (!opt->noise_off) dpt_accounting_note(out->accounting, sizeof out->accounting, dpt_rng_privacy_note(opt->rng));
 done:
-    gsl_rng_free(rng);
     free(wopt);
     csr_free(&c);
     return st;
@@ -466,9 +469,9 @@ void dpt_sparse_sgd_defaults(dpt_sparse_sgd_options *opt)
 typedef struct {
     const csr *c;
     const dpt_sparse_sgd_options *opt;
-    gsl_rng *rng;
+    dpt_rng *rng;             /* the privacy draws: subsets, levels, indices, noise */
+    dpt_rng *owned;           /* rng when this oracle made it (a noise-off run without one) */
     unsigned levels;          /* K = log2(n'), N in {0..K-1} */
-    double *cdf;              /* P[N <= k] */
     double *p;                /* p_k */
     size_t *perm;             /* a permutation of [n], partially reshuffled per draw */
     double *gO, *gE, *gB, *gi;
@@ -476,14 +479,13 @@ typedef struct {
 
 static void oracle_free(oracle *o)
 {
-    free(o->cdf);
     free(o->p);
     free(o->perm);
     free(o->gO);
     free(o->gE);
     free(o->gB);
     free(o->gi);
-    gsl_rng_free(o->rng);
+    dpt_rng_free(o->owned);
 }
 
 static int oracle_init(oracle *o, const csr *c, const dpt_sparse_sgd_options *opt, dpa_error *err)
@@ -495,32 +497,27 @@ static int oracle_init(oracle *o, const csr *c, const dpt_sparse_sgd_options *op
     unsigned K = 0;
     while (K + 1 < 64 && ((size_t)1 << (K + 1)) <= n) K++;
     o->levels = K;
-    o->cdf = malloc((K + 1) * sizeof *o->cdf);
     o->p = malloc((K + 1) * sizeof *o->p);
     o->perm = malloc(n * sizeof *o->perm);
     o->gO = malloc(d * sizeof *o->gO);
     o->gE = malloc(d * sizeof *o->gE);
     o->gB = malloc(d * sizeof *o->gB);
     o->gi = malloc(d * sizeof *o->gi);
-    if (!o->cdf || !o->p || !o->perm || !o->gO || !o->gE || !o->gB || !o->gi) {
+    if (!o->p || !o->perm || !o->gO || !o->gE || !o->gB || !o->gi) {
         oracle_free(o);
         return dpt_fail(err, DPA_ENOMEM, "dptrain: sparse-sgd: out of memory");
     }
-    if (!(o->rng = dpt_rng_new(opt->seed, err))) {
+    int st = dpt_run_rng(opt->rng, !opt->noise_off, opt->seed, "dptrain: sparse-sgd", &o->rng, &o->owned, err);
+    if (st) {
         oracle_free(o);
-        return err && err->status ? err->status : DPA_ENOMEM;
+        return st;
     }
     for (size_t i = 0; i < n; i++) o->perm[i] = i;
     /* p_k = 2^-k / sum_{j<K} 2^-j (note 2.5 step 1; 004:L88 with N starting
      * at 0, as the telescoping needs, note 2.8 item 7). */
-    double z = 0.0, acc = 0.0;
+    double z = 0.0;
     for (unsigned k = 0; k < K; k++) z += ldexp(1.0, -(int)k);
-    for (unsigned k = 0; k < K; k++) {
-        o->p[k] = ldexp(1.0, -(int)k) / z;
-        acc += o->p[k];
-        o->cdf[k] = acc;
-    }
-    if (K) o->cdf[K - 1] = 1.0;
+    for (unsigned k = 0; k < K; k++) o->p[k] = ldexp(1.0, -(int)k) / z;
     return DPA_OK;
 }
 
@@ -531,7 +528,7 @@ static void sample_without_replacement(oracle *o, size_t m)
 {
     size_t n = o->c->n;
     for (size_t j = 0; j < m; j++) {
-        size_t k = j + (size_t)gsl_rng_uniform_int(o->rng, (unsigned long)(n - j));
+        size_t k = j + (size_t)dpt_rng_below(o->rng, (uint64_t)(n - j));
         size_t t = o->perm[j];
         o->perm[j] = o->perm[k];
         o->perm[k] = t;
@@ -540,10 +537,8 @@ static void sample_without_replacement(oracle *o, size_t m)
 
 static unsigned sample_level(oracle *o)
 {
-    double u = gsl_rng_uniform(o->rng);
-    unsigned k = 0;
-    while (k + 1 < o->levels && u >= o->cdf[k]) k++;
-    return k;
+    /* P[N = k] = p_k exactly */
+    return dpt_rng_truncated_geometric(o->rng, o->levels ? o->levels : 1);
 }
 
 /* mu of the Gaussian mechanism on a mean over b rows with per-coordinate
@@ -573,7 +568,8 @@ static void privatise(oracle *o, double *g)
     const dpt_sparse_sgd_options *opt = o->opt;
     if (opt->noise_off) return;
     size_t d = o->c->d;
-    for (size_t j = 0; j < d; j++) g[j] += gsl_ran_gaussian_ziggurat(o->rng, opt->noise);
+    double s = dpt_scale_up(opt->noise);
+    for (size_t j = 0; j < d; j++) g[j] = dpt_noise_gaussian(o->rng, g[j], s);
     dpt_project_l1_ball(g, d, o->c->L * sqrt((double)o->c->s), g);
 }
 
@@ -584,7 +580,7 @@ static void oracle_draw(oracle *o, unsigned N, const double *w, double *G)
     const csr *c = o->c;
     size_t d = c->d, half = (size_t)1 << N, b = 2 * half;
     sample_without_replacement(o, b);      /* O = perm[0..half), E = perm[half..b) */
-    size_t i = (size_t)gsl_rng_uniform_int(o->rng, (unsigned long)c->n);
+    size_t i = (size_t)dpt_rng_below(o->rng, (uint64_t)c->n);
     memset(o->gO, 0, d * sizeof *o->gO);
     memset(o->gE, 0, d * sizeof *o->gE);
     memset(o->gi, 0, d * sizeof *o->gi);
@@ -616,12 +612,15 @@ static void dense_draw(oracle *o, const double *w, double *G)
         size_t r = o->perm[j];
         csr_axpy(c, r, logistic_slope(c->y[r] * csr_dot(c, r, w)) * c->y[r] / (double)b, G);
     }
-    if (!o->opt->noise_off)
-        for (size_t j = 0; j < d; j++) G[j] += gsl_ran_gaussian_ziggurat(o->rng, o->opt->noise);
+    if (!o->opt->noise_off) {
+        double s = dpt_scale_up(o->opt->noise);
+        for (size_t j = 0; j < d; j++) G[j] = dpt_noise_gaussian(o->rng, G[j], s);
+    }
 }
 
 static int sgd_check(const dpt_dataset *train, const dpt_sparse_sgd_options *opt, csr *c, dpa_error *err)
 {
+    int st;
     if (!(opt->learning_rate > 0.0) || !isfinite(opt->learning_rate))
         return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-sgd: the learning rate must be finite and > 0, got %g",
                         opt->learning_rate);
@@ -646,8 +645,16 @@ static int sgd_check(const dpt_dataset *train, const dpt_sparse_sgd_options *opt
         if (!(opt->noise > 0.0) || !isfinite(opt->noise))
             return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-sgd: the noise std must be finite and > 0, got %g",
                             opt->noise);
+        if ((st = dpt_noise_check_scale(opt->noise, "dptrain: sparse-sgd: the noise std", err))) return st;
+        if (!opt->rng)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-sgd: a private run needs a generator in the options' rng "
+                            "(dpt_rng_new_secure)");
+        if (opt->norm == 0.0 || (!opt->dense && opt->sparsity == 0))
+            return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-sgd: a private run needs the bounds %s given "
+                            "(sparsity %zu, norm %g): taken from the private rows they would be outside the guarantee",
+                            opt->dense ? "L" : "s and L", opt->sparsity, opt->norm);
     }
-    int st = csr_build(train, opt->sparsity, opt->norm, "sparse-sgd", c, err);
+    st = csr_build(train, opt->sparsity, opt->norm, "sparse-sgd", c, err);
     if (st) return st;
     if (opt->dense && (opt->batch_size == 0 || opt->batch_size > c->n)) {
         st = dpt_fail(err, DPA_EINVAL, "dptrain: sparse-sgd: the batch size must lie in 1..n = %zu, got %zu", c->n,
@@ -792,6 +799,7 @@ int dpt_sparse_sgd(const dpt_dataset *train, const dpt_sparse_sgd_options *opt, 
                  "sensitivity 2L/b of a mean over b rows), sigma0 = %.6g, L = %.6g, s = %zu",
                  mu_budget, opt->dense ? "dense minibatch SGD" : "bias-reduced SGD (note 2.5)",
                  opt->dense ? "2L/(b sigma0)" : "sqrt(mu_{2^(N+1)}^2 + mu_{2^N}^2 + mu_1^2)", sigma0, L, c.s);
+        dpt_accounting_note(out->accounting, sizeof out->accounting, dpt_rng_privacy_note(opt->rng));
     }
 done:
     if (have_oracle) oracle_free(&o);

@@ -41,7 +41,7 @@ fixed() {
 }
 problem() {   # problem SEED EPS
     echo "--data $DIR/train-images-idx3-ubyte.gz --labels $DIR/train-labels-idx1-ubyte.gz --input-format idx
-          --test-fraction 0.2 --seed $1 --epsilon $2 --delta auto"
+          --test-fraction 0.2 --seed $1 --epsilon $2 --delta auto --standardize"
 }
 chosen=""
 for alg in $ALGS; do

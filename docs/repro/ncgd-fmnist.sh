@@ -13,8 +13,10 @@
 # images, seed 100; the test images are never used to choose):
 # - DP-SGD: eta in {0.5, 2, 8}, clip 1;
 # - NoisyCGD: eta = 2.5e-4 (the hidden-state bound needs eta < 2/(beta +
-#   lambda); beta = 6781 on these images with P = 64), eta lambda in {1e-5,
-#   1e-4}.
+#   lambda); beta = 6781 on these images with P = 64, so the script gives
+#   the bound --smoothness 6800, which every row then meets without being
+#   scaled: a private run may not read beta off the data), eta lambda in
+#   {1e-5, 1e-4}.
 #
 #   sh docs/repro/ncgd-fmnist.sh [DPTRAIN] [OUTDIR]
 #
@@ -38,7 +40,7 @@ for sigma in 15 5; do
         case $method in
             sgd-relu) cmd="sgd --model relu --width 200"; grid="--learning-rate:0.5 --learning-rate:2 --learning-rate:8" ;;
             sgd-convex) cmd="sgd --model convex --hyperplanes 64"; grid="--learning-rate:0.5 --learning-rate:2 --learning-rate:8" ;;
-            *) cmd="ncgd --model convex --hyperplanes 64"
+            *) cmd="ncgd --model convex --hyperplanes 64 --smoothness 6800"
                grid="--learning-rate:2.5e-4:--eta-lambda:1e-5 --learning-rate:2.5e-4:--eta-lambda:1e-4" ;;
         esac
         # shellcheck disable=SC2086

@@ -91,8 +91,12 @@ acc=$(awk -F': ' '/"test_accuracy"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
 check "sgd: certified epsilon <= the target 1" 'v1 > 0 && v1 <= 1' "$eps"
 check "sgd: softmax learns the blobs (test accuracy > 0.6)" 'v1 > 0.6' "$acc"
 # ncgd's eps is dpacct's noisy-cgd value for the same parameters: sigma C/b
-# over the sensitivity 2C/b is sigma/2, smoothness beta + lambda
-run ncgd $CLS --noise-multiplier 4 --delta 1e-5 --epochs 3 --batch-size 24 --learning-rate 0.01 --l2 0.5 --format json
+# over the sensitivity 2C/b is sigma/2, smoothness beta + lambda (beta the
+# bound given, which the rows are scaled to meet)
+expect_usage "ncgd: a private run needs --smoothness (not read off the data)" "--smoothness: required" ncgd $CLS \
+    --noise-multiplier 4 --delta 1e-5 --learning-rate 0.01 --l2 0.5
+run ncgd $CLS --noise-multiplier 4 --delta 1e-5 --epochs 3 --batch-size 24 --learning-rate 0.01 --l2 0.5 \
+    --smoothness 50 --format json
 eps=$(awk -F': ' '/"epsilon"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
 beta=$(awk -F': ' '/"smoothness"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
 ref=$("$DPACCT" epsilon --mechanism noisy-cgd --sigma 2 --batches 10 --epochs 3 --step-size 0.01 --strong-convexity 0.5 \
@@ -100,10 +104,11 @@ ref=$("$DPACCT" epsilon --mechanism noisy-cgd --sigma 2 --batches 10 --epochs 3 
 check "ncgd: eps is dpacct's noisy-cgd value (relative 1e-8: the two round sigma/sensitivity apart)" \
     'v1 > 0 && (v1 - v2) ^ 2 <= (1e-8 * v2) ^ 2' "$eps" "$ref"
 expect_usage "ncgd: a step above 2/(beta + lambda) is refused" "use a step below" ncgd $CLS --noise-multiplier 4 \
-    --delta 1e-5 --learning-rate 10 --l2 0.5
+    --delta 1e-5 --learning-rate 10 --l2 0.5 --smoothness 50
 expect_usage "ncgd: the ReLU network is not convex" "not convex" ncgd $CLS --model relu --noise-multiplier 4 \
-    --delta 1e-5 --learning-rate 0.01 --l2 0.5
-expect_usage "ncgd: lambda > 0 needed" "lambda > 0" ncgd $CLS --noise-multiplier 4 --delta 1e-5 --learning-rate 0.01
+    --delta 1e-5 --learning-rate 0.01 --l2 0.5 --smoothness 50
+expect_usage "ncgd: lambda > 0 needed" "lambda > 0" ncgd $CLS --noise-multiplier 4 --delta 1e-5 --learning-rate 0.01 \
+    --smoothness 50
 expect_usage "sgd: --relation choices" "--relation" sgd $CLS --epsilon 1 --delta 1e-5 --relation maybe
 expect_usage "sgd: --model choices" "--model" sgd $CLS --epsilon 1 --delta 1e-5 --model deep
 printf 'a,label\n1,0\n2,1.5\n3,1\n' >"$TMP/badlabel.csv"
