@@ -308,3 +308,9 @@ const char *data_use_accounting(const cli_data_use *u, const char *accounting, c
              u->uncovered ? "; not covered by the guarantee: the data uses marked NOT COVERED" : "");
     return buf;
 }
+
+void data_use_loader(cli_data_use *u, const char *format)
+{
+    if (format && strcmp(format, "libsvm") == 0)
+        data_use_add(u, USE_UNCOVERED, "the number of features, from the largest feature index in the libsvm file");
+}

@@ -107,6 +107,10 @@ void data_use_common(cli_data_use *u, size_t train_n, size_t test_n, const char 
 void data_use_print_table(const cli_data_use *u);
 /* "  \"data_use\": [ ... ],\n" for the JSON report (strings escaped). */
 void data_use_print_json(const cli_data_use *u);
+/* The uses the loader makes: libsvm input takes the number of features
+ * from the largest index in the file (a statistic of the data, named NOT
+ * COVERED); csv and idx take it from the file's header. */
+void data_use_loader(cli_data_use *u, const char *format);
 /* The accounting text with the run's caveats appended: "; not covered by
  * the guarantee: see data use" when an entry is uncovered. */
 const char *data_use_accounting(const cli_data_use *u, const char *accounting, char *buf, size_t size);

@@ -323,6 +323,7 @@ int cls_command(int argc, char **argv)
     dpt_model *model = NULL;
     dpt_rng *rng = NULL;
     cli_data_use use = { 0 };
+    data_use_loader(&use, a.input_format);
     int rc = 0;
     if ((rc = cli_privacy_rng(a.seed_given, a.opt.seed, &rng))) return rc;
     a.opt.rng = rng;

@@ -313,6 +313,7 @@ int main(int argc, char **argv)
     double *wstar = NULL;
     dpt_rng *rng = NULL;
     cli_data_use use = { 0 };
+    if (!a.synthetic) data_use_loader(&use, a.input_format);
     if ((st = load_data(&a, &all, &wstar, &err))) {
         if (a.synthetic) print_option_error("--synthetic", "synthetic: ", &err);
         else print_error(&err);

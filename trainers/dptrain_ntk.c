@@ -261,6 +261,7 @@ static void print_report(const ntk_args *a, const dpt_dataset *train, const dpt_
     int priv = o->private_ && isfinite(res->epsilon);
     int seeded = dpt_rng_is_seeded(o->rng);
     cli_data_use use = { 0 };
+    data_use_loader(&use, a->input_format);
     data_use_common(&use, train->n, test != train ? test->n : 0,
                     !priv ? "without privacy (not a private run)"
                     : seeded ? "their features under the accounting above, which needs secret noise: with --seed "

@@ -205,6 +205,7 @@ static void print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *
 {
     const dpt_mean_options *o = &a->opt;
     cli_data_use use = { 0 };
+    if (a->data) data_use_loader(&use, a->input_format);
     data_use_add(&use, USE_COVERED, "the %zu rows, in each draw of the estimate, %s", ds->n,
                  a->seed_given ? "under the accounting below, which needs secret noise: with --seed it is "
                                  "reproducible, so this run is NOT private"

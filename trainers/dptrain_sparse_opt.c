@@ -276,6 +276,7 @@ static void print_report(const sp_args *a, const dpt_dataset *train, const dpt_d
 {
     int priv = isfinite(r->epsilon);
     cli_data_use use = { 0 };
+    if (a->data) data_use_loader(&use, a->input_format);
     data_use_common(&use, train->n, test != train ? test->n : 0,
                     !priv ? "without privacy (not a private run)"
                     : a->seed_given ? "under the accounting above, which needs secret noise: with --seed it is "

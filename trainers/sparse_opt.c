@@ -387,9 +387,17 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
      * ||w_S - w_S'||_2 <= 2L / (lambda n) by lambda-strong convexity, and
      * ||.||_1 <= 2 sqrt(2s) L (H/lambda + 1) / (lambda n) from the
      * stationarity identity w = -(1/(lambda n)) sum grad f. */
-    double l2sens = 2.0 * L / (lambda * (double)n);
-    double l1sens = opt->sensitivity_l1 > 0.0 ? opt->sensitivity_l1
-                                              : 2.0 * sqrt(2.0 * (double)s) * L * (H / lambda + 1.0) / (lambda * (double)n);
+    /* The solver returns w with ||grad|| <= DPT_ERM_TOLERANCE, hence within
+     * DPT_ERM_TOLERANCE / lambda of w_lambda(S) (lambda-strong convexity):
+     * the released w of two neighbours differ by at most the exact
+     * minimisers' bound plus twice that (l2; sqrt(d) times it in l1), with a
+     * relative 1e-6 for the rounding of the computed gradient norm. */
+    double slack2 = 2.0 * DPT_ERM_TOLERANCE * (1.0 + 1e-6) / lambda;
+    double l2sens = 2.0 * L / (lambda * (double)n) + slack2;
+    double l1sens = opt->sensitivity_l1 > 0.0
+                        ? opt->sensitivity_l1
+                        : 2.0 * sqrt(2.0 * (double)s) * L * (H / lambda + 1.0) / (lambda * (double)n) +
+                              sqrt((double)d) * slack2;
     double radius = L * sqrt((double)s) / lambda;     /* ||w_lambda(S)||_1 <= L sqrt(s) / lambda */
     /* a sensitivity that underflows would calibrate no noise at all, one
      * that overflows no finite noise: refuse both rather than release w */
