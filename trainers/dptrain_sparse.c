@@ -231,7 +231,9 @@ static void print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *
             json_num("error_se", a->repeats > 1 ? r->se : NAN, 0);
             json_num("predicted_error", r->have_pred ? r->predicted : NAN, 0);
             json_num("seconds", r->secs, 0);
-            printf("      \"accounting\": \"%s\"\n    }%s\n", r->res.accounting, k + 1 < nrows ? "," : "");
+            char esc[2 * sizeof r->res.accounting + 8];
+            printf("      \"accounting\": \"%s\"\n    }%s\n", json_escape(r->res.accounting, esc, sizeof esc),
+                   k + 1 < nrows ? "," : "");
         }
         printf("  ]%s,\n", skipped ? ",\n  \"skipped\": [\"compressed: ME-2 needs delta > 0\"]" : "");
         data_use_print_json(&use);
