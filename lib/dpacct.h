@@ -202,7 +202,8 @@ dpa_event *dpa_event_shuffled(double epsilon0, uint64_t n, dpa_error *err);
 /* The class of the local randomizer, which decides how many other users
  * can hide the differing one (see accountants/shuffle_clones.c):
  * DPA_LOCAL_ANY: any (eps0, delta0)-DP randomizer (Feldman, McMillan &
- *   Talwar 2021; delta0 > 0 by a reduction derived in that file);
+ *   Talwar 2021, FOCS; delta0 > 0 by their Thm 3.8, which adds
+ *   (e^eps + 1)(1 + e^-eps0 / 2) n delta0 to delta);
  * DPA_LOCAL_RR_CLASS: randomizers with R(x)(y) >= (R(x')(y) + R(x'')(y)) /
  *   (e^eps0 + 1) for all inputs x, x', x'' and outputs y, e.g. k-ary
  *   randomized response (the "stronger clones" of Feldman, McMillan &
