@@ -247,7 +247,7 @@ static double shuffle_state_value(const void *state, const char **what)
 const dpa_accountant_ops dpa_shuffle_accountant = {
     .name = "shuffle",
     .summary = "amplification by shuffling of local randomizers, one round: the clones bound of Feldman, "
-               "McMillan & Talwar 2021 (and 2023 for the randomized-response class), computed exactly",
+               "McMillan & Talwar (FOCS 2021; SODA 2023 for the randomized-response class), computed exactly",
     .state_size = sizeof(shuffle_state),
     .supports = shuffle_supports,
     .compose = shuffle_compose,
