@@ -2,7 +2,7 @@
  * test_structured.c - structured mechanisms (issue 5).
  *
  * Private tuning by the profile bound (accountants/tuning.c): against
- * MPFR for a GDP base and the seed-001 note's numbers.
+ * MPFR for a GDP base and the numbers of the notes on Koskela (arXiv 2024).
  *
  * Tree aggregation as a Gaussian: against the closed form and the
  * noise multipliers of ../shared/notes/glmtron-seeds-000-003.md 4.2.
