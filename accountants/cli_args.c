@@ -84,10 +84,10 @@ static const struct option_info {
     [OPT_EPSILON0] = { "epsilon0", "E0", "shuffled: each user's local randomizer is E0-DP, E0 > 0" },
     [OPT_USERS] = { "users", "N", "shuffled: number of users, 1 <= N <= 1e9" },
     [OPT_RANDOMIZER] = { "randomizer", "CLASS", "shuffled: any (default: any E0-DP randomizer) or rr (randomized "
-                                                "response and its class: stronger clones, FMT 2023)" },
+                                                "response and its class: stronger clones, Feldman, McMillan & Talwar, SODA 2023)" },
     [OPT_DELTA0] = { "delta0", "D0", "shuffled: the randomizers are (E0, D0)-DP, 0 <= D0 < 1 (default 0; class any)" },
     [OPT_TUNING_RUNS] = { "tuning-runs", "M", "private tuning: the whole run repeated Poisson(M) times, the best "
-                                              "released (Papernot & Steinke 2022), M > 0" },
+                                              "released (Papernot & Steinke, ICLR 2022), M > 0" },
     [OPT_FAILURE_DELTA] = { "failure-delta", "DF", "an additive delta for a failure event outside the mechanism (a "
                                                    "random matrix without RIP, say): added to the delta reported, "
                                                    "taken off the delta an epsilon is reported at, 0 < DF < 1" },
@@ -343,12 +343,13 @@ static const command_info commands[] = {
       "(--epsilon0 E0 | --sigma F) --users N (--delta D | --epsilon EPS) [OPTIONS]",
       "For N users each applying an E0-DP local randomizer, outputs shuffled\n"
       "(replace-one: one user's data replaced), print the clones bound of\n"
-      "Feldman, McMillan & Talwar 2021 computed exactly, their closed form\n"
+      "Feldman, McMillan & Talwar (FOCS 2021) computed exactly, their closed form\n"
       "(Thm 3.1, where its condition holds) and the local guarantee E0.  With\n"
       "--steps R > 1 (R shuffled rounds, each user once per round) print the\n"
       "rounds composed through the clones pair (pld) next to basic composition\n"
       "of the one-round bounds.  --randomizer rr uses the stronger clones of\n"
-      "randomized response's class; --delta0 D0 (E0, D0)-DP randomizers.\n"
+      "randomized response's class; --delta0 D0 (E0, D0)-DP randomizers (their\n"
+      "Thm 3.8: delta + (e^eps + 1)(1 + e^-E0/2) N D0).\n"
       "With --sigma F instead of --epsilon0 each user applies a Gaussian step\n"
       "of noise multiplier F (as in DP-GLMtron): print the shuffled bound at the\n"
       "best split (eps0, delta0) of the Gaussian's profile and the plain bound\n"
@@ -430,9 +431,10 @@ static void print_command_help(const command_info *cmd)
            "Poisson-sampled at rate Q when Q < 1 (or batches of B out of N without\n"
            "replacement), repeated for T steps; or, with --mechanism noisy-cgd, the\n"
            "final iterate of noisy cyclic gradient descent over fixed batches (Bok, Su\n"
-           "& Altschuler 2024), --sigma the noise over the batch gradient's sensitivity;\n"
-           "or, with --mechanism shuffled, --users eps0-local randomizers whose outputs\n"
-           "are shuffled (Feldman, McMillan & Talwar 2021; replace-one).\n"
+           "& Altschuler, ICML 2024, Thm 4.5), --sigma the noise over the batch\n"
+           "gradient's sensitivity; or, with --mechanism shuffled, --users eps0-local\n"
+           "randomizers whose outputs are shuffled (Feldman, McMillan & Talwar, FOCS\n"
+           "2021; replace-one).\n"
            "\nMechanism:\n");
     for (size_t i = 0; i < sizeof mechanism_group / sizeof mechanism_group[0]; i++)
         print_option_help(cmd, mechanism_group[i]);

@@ -222,7 +222,7 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
     }
     case DPA_EVENT_REPEATED_SELECTED:
         return repeated_selected(s, opt, e, out, err);
-    case DPA_EVENT_GSM_FROBENIUS: {     /* seed 002's GSM, lib/gsm.c */
+    case DPA_EVENT_GSM_FROBENIUS: {     /* Gu et al. WACV 2025's GSM, lib/gsm.c */
         double k = (double)dpa_event_count(e, 0);
         FILL(k * dpa_gsm_order_frobenius(alpha, p0) * (1.0 + 2.0 * DBL_EPSILON));
         return DPA_OK;

@@ -3,14 +3,16 @@
  * (replace-one), one round: the clones pair of Feldman, McMillan & Talwar
  * 2021 ("Hiding among the clones", FOCS; Sec. 4) evaluated exactly
  * (shuffle_clones.c, which also gives the stronger-clones class of FMT
- * 2023 and (eps0, delta0) randomizers), inverted for eps; with the closed
- * form of FMT21 Thm 3.1 as dpa_shuffle_closed_form.  Several rounds
- * compose in the pld accountant through the same pair.
+ * 2023, SODA), inverted for eps; with the closed form of FMT21 Thm 3.1 as
+ * dpa_shuffle_closed_form.  Several rounds compose in the pld accountant
+ * through the same pair.
  *
  * The bound is the one of the clones pair: `lower` bounds that pair's eps,
  * which the shuffled mechanism need not attain (DPA_PAIR_LOWER).  For
- * delta0 > 0 the upper bound adds the hybrid term (1 + e^eps) M of
- * clones_hybrid_delta, and `lower` is the pair's without it.
+ * (eps0, delta0) randomizers, delta0 > 0, the upper bound adds FMT21
+ * Thm 3.8's term (e^eps + 1)(1 + e^-eps0 / 2) n delta0
+ * (clones_hybrid_delta) to the eps0-DP pair's delta, and `lower` is the
+ * pair's without it.
  */
 #include "internal.h"
 #include "shuffle_clones.h"
@@ -92,8 +94,8 @@ static int shuffle_compose(void *state, const dpa_options *opt, const dpa_event 
     return DPA_OK;
 }
 
-/* delta at eps, bracketed: the pair's, and with `hybrid` the hybrid term on
- * top of the upper bound (delta0 > 0). */
+/* delta at eps, bracketed: the pair's, and with `hybrid` FMT21 Thm 3.8's
+ * term on top of the upper bound (delta0 > 0). */
 static void delta_bracket(const shuffle_state *s, double eps, int hybrid, double *lower, double *upper)
 {
     clones_delta(&s->pair, eps, lower, upper);
@@ -112,7 +114,7 @@ static int shuffle_delta(void *state, const dpa_options *opt, double epsilon, dp
     out->upper = fmin(1.0, up + clones_hybrid_delta(&s->pair, epsilon));
     out->estimate = 0.5 * (lo + out->upper);
     out->flags = DPA_PAIR_LOWER;
-    /* the accuracy is the pair's bracket's (the hybrid term is exact) */
+    /* the accuracy is the pair's bracket's (the Thm 3.8 term is exact) */
     if (!(up - lo <= eps_error * up))
         return dpa_fail(err, DPA_EACCURACY, "shuffle: delta bracket [%g, %g] is wider than eps_error %g allows",
                         lo, up, eps_error);
@@ -123,7 +125,7 @@ static int shuffle_delta(void *state, const dpa_options *opt, double epsilon, dp
  * (lower side), by bisection to a relative 1e-4 of eps_error; only verified
  * endpoints are returned, +inf when even eps0 does not meet delta (possible
  * with delta0 > 0).  The upper side's delta need not be monotone (the
- * hybrid term grows with eps): any verified point is a valid bound. */
+ * Thm 3.8 term grows with eps): any verified point is a valid bound. */
 static double invert(const shuffle_state *s, double delta, int upper_side, int hybrid, double eps_error);
 
 /* ---- Gaussian local randomizers ------------------------------------------------ */
@@ -218,18 +220,18 @@ static int shuffle_epsilon(void *state, const dpa_options *opt, double delta, dp
     *out = (dpa_bound){ 0 };
     if (!s->have) { out->flags = DPA_EXACT; return DPA_OK; }
     double lo = invert(s, delta, 0, 0, eps_error), up_pair = invert(s, delta, 1, 0, eps_error);
-    double up = s->pair.flagged > 0.0 ? invert(s, delta, 1, 1, eps_error) : up_pair;
+    double up = s->pair.delta0 > 0.0 ? invert(s, delta, 1, 1, eps_error) : up_pair;
     out->lower = fmin(lo, up);
     out->upper = up;
     out->flags = DPA_PAIR_LOWER;
     if (up == INFINITY) {
-        /* delta is below what this bound reaches (delta0 and the hybrid term) */
+        /* delta is below what this bound reaches (the Thm 3.8 term) */
         out->flags |= DPA_UNBOUNDED;
         out->estimate = INFINITY;
         return DPA_OK;
     }
     out->estimate = 0.5 * (out->lower + up);
-    /* the accuracy is the pair's bracket's (the hybrid term is exact) */
+    /* the accuracy is the pair's bracket's (the Thm 3.8 term is exact) */
     if (!(up_pair - fmin(lo, up_pair) <= eps_error * up_pair))
         return dpa_fail(err, DPA_EACCURACY, "shuffle: eps bracket [%g, %g] is wider than eps_error %g allows",
                         fmin(lo, up_pair), up_pair, eps_error);
@@ -245,7 +247,7 @@ static double shuffle_state_value(const void *state, const char **what)
 const dpa_accountant_ops dpa_shuffle_accountant = {
     .name = "shuffle",
     .summary = "amplification by shuffling of local randomizers, one round: the clones bound of Feldman, "
-               "McMillan & Talwar 2021 (and 2023 for the randomized-response class), computed exactly",
+               "McMillan & Talwar (FOCS 2021; SODA 2023 for the randomized-response class), computed exactly",
     .state_size = sizeof(shuffle_state),
     .supports = shuffle_supports,
     .compose = shuffle_compose,

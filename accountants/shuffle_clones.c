@@ -32,22 +32,22 @@
  *     Feldman, McMillan & Talwar 2023 (SODA); their erratum restricts its
  *     general statement to such randomizers, so the class is the caller's
  *     declaration (DPA_LOCAL_RR_CLASS), never assumed.
- *   - (eps0, delta0)-DP randomizers (derived here): the pair (R_0, R_1) is
- *     a post-processing of the four-point (eps0, delta0) pair (Kairouz, Oh
- *     & Viswanath 2015), so R_b = delta0 E_b + (1 - delta0) R_b'' with R_0''
- *     and R_1'' as in (i); the differing user is "flagged" (distinguishable
- *     at worst) with probability delta0.  For the others
- *     p' (U + V)/2 <= e^-eps0 (R_0 + R_1)/2 with p' = e^-eps0 (1 - delta0),
- *     and R_i falls short of that by a total mass
- *     m_i <= (e^-eps0 / 2)(delta_{R_0,R_i}(eps0) + delta_{R_1,R_i}(eps0))
- *     <= e^-eps0 delta0; moving m_i of R_i's surplus there gives an R~_i
- *     with TV(R_i, R~_i) <= m_i that decomposes with p'.  The same R~_i
- *     serve both datasets, so the real outputs are within M = (n - 1)
- *     e^-eps0 delta0 in TV of the decomposed ones under either, and
- *       delta(eps) <= delta0 + (1 - delta0) delta_p'(eps) + (1 + e^eps) M.
- *     (For adaptive randomizers the per-step decompositions and the
- *     per-step TV couplings are the same; FMT21's adaptive argument uses
- *     only the former.)
+ *   - (eps0, delta0)-DP randomizers: Feldman, McMillan & Talwar 2021,
+ *     Thm 3.8: the shuffled outputs of n sequentially adaptive
+ *     (eps0, delta0)-DP randomizers are
+ *       (eps, delta + (e^eps + 1)(1 + e^-eps0 / 2) n delta0)-DP
+ *     where (eps, delta) is the guarantee of n eps0-DP randomizers (their
+ *     Thm 3.1).  The additive term is the price, in delta at eps, of
+ *     replacing the randomizers by eps0-DP ones within a total variation
+ *     distance (a distance M costs (e^eps + 1) M); what follows the
+ *     replacement is the eps0-DP analysis, so the pair above (p = e^-eps0,
+ *     computed exactly) takes the place of Thm 3.1's closed form:
+ *       delta(eps) <= delta_p(eps) + (e^eps + 1)(1 + e^-eps0 / 2) n delta0,
+ *     the term rounded up (clones_hybrid_delta).  An unpublished sharper
+ *     term, (1 + e^eps)(n - 1) e^-eps0 delta0 on a pair that flagged the
+ *     differing user with probability delta0, was used here before; it was
+ *     removed, its proof being neither written out in docs/ nor checked
+ *     against an exact computation of the shuffled pair.
  *
  * One H_c in closed form: P_c / Q_c decreases in k, and P_c(k) > e^eps Q_c(k)
  * iff k < beta (c + 1), beta = (e^eps0 - e^eps) / ((e^eps0 - 1)(e^eps + 1)),
@@ -115,7 +115,7 @@ static inline ld unit_roundoff(void)
 
 clones_pair clones_pair_make(double eps0, double delta0, uint64_t n, int randomizer_class)
 {
-    clones_pair cp = { .eps0 = eps0, .n = n, .flagged = 0.0, .c_window_sd = WINDOW_SD, .k_window_sd = KWINDOW_SD };
+    clones_pair cp = { .eps0 = eps0, .n = n, .delta0 = 0.0, .c_window_sd = WINDOW_SD, .k_window_sd = KWINDOW_SD };
     ld e0 = (ld)eps0;
     if (randomizer_class == DPA_LOCAL_RR_CLASS) {
         /* p = 2 / (e^eps0 + 1) = 2 e^-eps0 / (1 + e^-eps0), 1 - p = (1 - e^-eps0) / (1 + e^-eps0) */
@@ -123,10 +123,10 @@ clones_pair clones_pair_make(double eps0, double delta0, uint64_t n, int randomi
         cp.log_p = logl(2.0L) - e0 - l1;
         cp.log_q = logl(-expm1l(-e0)) - l1;
     } else {
-        /* p = e^-eps0 (1 - delta0) */
-        cp.flagged = delta0;
-        cp.log_p = -e0 + log1pl(-(ld)delta0);
-        cp.log_q = logl(-expm1l(-e0) + expl(-e0) * (ld)delta0);
+        /* p = e^-eps0; delta0 is charged by clones_hybrid_delta only (FMT21 Thm 3.8) */
+        cp.delta0 = delta0;
+        cp.log_p = -e0;
+        cp.log_q = logl(-expm1l(-e0));
     }
     return cp;
 }
@@ -284,7 +284,7 @@ static ld beta_of(const clones_pair *cp, ld e)
     return -expm1l(e - e0) / (-expm1l(-e0) * (expl(e) + 1.0L));
 }
 
-/* delta of the unflagged pair (P_p, Q_p) at eps >= 0. */
+/* delta of the pair (P_p, Q_p) at eps >= 0. */
 static void clean_delta(const clones_pair *cp, double eps, double *lower, double *upper)
 {
     if (!(eps < cp->eps0)) { *lower = *upper = 0.0; return; }   /* the pair is eps0-DP */
@@ -304,10 +304,8 @@ void clones_delta(const clones_pair *cp, double eps, double *lower, double *uppe
         lo = (base + s * lo) * (1.0 - 4.0 * DBL_EPSILON);
         up = fmin(1.0, (base + s * up) * (1.0 + 4.0 * DBL_EPSILON));
     }
-    /* the flagged mass: delta0 + (1 - delta0) delta_p (disjoint supports) */
-    double f = cp->flagged;
-    *lower = fmax(0.0, (f + (1.0 - f) * lo) * (1.0 - 4.0 * DBL_EPSILON));
-    *upper = fmin(1.0, (f + (1.0 - f) * up) * (1.0 + 4.0 * DBL_EPSILON));
+    *lower = fmax(0.0, lo * (1.0 - 4.0 * DBL_EPSILON));
+    *upper = fmin(1.0, up * (1.0 + 4.0 * DBL_EPSILON));
 }
 
 void clones_q_survival(const clones_pair *cp, double eps, double *lower, double *upper)
@@ -320,9 +318,8 @@ void clones_q_survival(const clones_pair *cp, double eps, double *lower, double 
         ld beta = eps == -cp->eps0 ? 1.0L : beta_of(cp, (ld)eps);
         walk_sum(cp, beta, 1.0L / (1.0L + expl(e0)), 1.0L, 0, &lo, &up);
     }
-    double f = cp->flagged;      /* Q's flagged mass sits at loss -inf */
-    *lower = lo * (1.0 - f) * (1.0 - 4.0 * DBL_EPSILON);
-    *upper = fmin(1.0, up * (1.0 - f) * (1.0 + 4.0 * DBL_EPSILON));
+    *lower = lo * (1.0 - 4.0 * DBL_EPSILON);
+    *upper = fmin(1.0, up * (1.0 + 4.0 * DBL_EPSILON));
 }
 
 static double loss_range_search(const clones_pair *cp, double mass);
@@ -346,16 +343,14 @@ double clones_loss_range(const clones_pair *cp, double mass)
 
 static double loss_range_search(const clones_pair *cp, double mass)
 {
-    /* P(L > t) = delta(t) + e^t Q(L > t) for the unflagged pair, and
-     * P(L < -t) = Q(L > t) <= P(L > t) by symmetry; bisection on [0, eps0] */
-    clones_pair clean = *cp;
-    clean.flagged = 0.0;
+    /* P(L > t) = delta(t) + e^t Q(L > t), and P(L < -t) = Q(L > t) <=
+     * P(L > t) by symmetry; bisection on [0, eps0] */
     double a = 0.0, b = cp->eps0;
     for (int it = 0; it < 40; it++) {
         double t = 0.5 * (a + b), dl, du, sl, su;
         (void)du; (void)su;
-        clones_delta(&clean, t, &dl, &du);
-        clones_q_survival(&clean, t, &sl, &su);
+        clones_delta(cp, t, &dl, &du);
+        clones_q_survival(cp, t, &sl, &su);
         /* the lower ends: the upper ones carry the Chernoff bounds on the
          * clone count's tails (~1e-43), above the masses asked for; the
          * range decides accuracy only, never validity */
@@ -367,9 +362,11 @@ static double loss_range_search(const clones_pair *cp, double mass)
 
 double clones_hybrid_delta(const clones_pair *cp, double eps)
 {
-    if (cp->flagged == 0.0) return 0.0;
-    double M = (double)(cp->n - 1) * exp(-cp->eps0) * cp->flagged;
-    return (1.0 + exp(eps)) * M * (1.0 + 8.0 * DBL_EPSILON);
+    /* FMT21 Thm 3.8: (e^eps + 1)(1 + e^-eps0 / 2) n delta0, rounded up (a
+     * few roundings and libm's exp, each within an ulp or two) */
+    if (cp->delta0 == 0.0) return 0.0;
+    double M = (1.0 + 0.5 * exp(-cp->eps0)) * (double)cp->n * cp->delta0;
+    return (1.0 + exp(eps)) * M * (1.0 + 16.0 * DBL_EPSILON);
 }
 
 /* ---- the pair's losses binned on a grid ------------------------------------------ */
@@ -475,9 +472,7 @@ static size_t first_node_at_most(const double *beta, size_t m, double x)
 int clones_node_table(const clones_pair *cp, double h, int64_t k0, size_t m, double *delta_lo,
                       double *delta_up, double *q_gt, double *q_ge)
 {
-    clones_pair clean = *cp;
-    clean.flagged = 0.0;
-    clones_window W = window_of(&clean);
+    clones_window W = window_of(cp);
     /* per node: P(L > l_j), Q(L > l_j), Q(L >= l_j) summed over c, and the
      * node's beta (L(c, k) > l iff k < beta(l) (c + 1)) */
     double *pgt = calloc(m, sizeof *pgt), *qgt = calloc(m, sizeof *qgt), *qge = calloc(m, sizeof *qge);
@@ -617,17 +612,15 @@ int clones_node_table(const clones_pair *cp, double h, int64_t k0, size_t m, dou
     /* each mass carries relative error relerr; the double sums of positive
      * terms over c (and the windows) a relative (count + 2) u each */
     ld round = 2.0L * (ld)DBL_EPSILON * (ld)(2 * count_c + 8);
-    ld f = (ld)cp->flagged;
     for (size_t j = 0; j < m; j++) {
         ld sp = pgt[j], sq = qgt[j];
         ld l = (ld)((double)(k0 + (int64_t)j) * h), el = expl(l);
         ld d = sp - el * sq, err = (relerr + round) * (sp + el * sq);
         ld up = d + err + outside, lo = d - err;
-        /* the flagged mass: delta0 + (1 - delta0) delta_p */
-        delta_up[j] = (double)fminl(1.0L, (f + (1.0L - f) * up) * (1.0L + 8.0L * ULD)) * (1.0 + 2.0 * DBL_EPSILON);
-        delta_lo[j] = (double)fmaxl(0.0L, (f + (1.0L - f) * fmaxl(0.0L, lo)) * (1.0L - 8.0L * ULD));
-        q_gt[j] = (double)fminl(1.0L, (1.0L - f) * (sq * (1.0L + relerr + round) + outside));
-        q_ge[j] = (double)fminl(1.0L, (1.0L - f) * (qge[j] * (1.0L + relerr + round) + outside));
+        delta_up[j] = (double)fminl(1.0L, up * (1.0L + 8.0L * ULD)) * (1.0 + 2.0 * DBL_EPSILON);
+        delta_lo[j] = (double)fmaxl(0.0L, fmaxl(0.0L, lo) * (1.0L - 8.0L * ULD));
+        q_gt[j] = (double)fminl(1.0L, sq * (1.0L + relerr + round) + outside);
+        q_ge[j] = (double)fminl(1.0L, qge[j] * (1.0L + relerr + round) + outside);
     }
     free(pgt); free(qgt); free(qge); free(pfull); free(qfull); free(beta); free(F);
     free(pw.pmf); free(pw.tmp);

@@ -1,7 +1,15 @@
 /*
  * tuning.c - private hyperparameter tuning by its privacy profile: the
- * bound stated as Thm 5.1 of seed 001 (Bok, Su & Altschuler 2024, after
- * Koskela, Redberg & Wang 2024).  Runs the base mechanism K ~ Poisson(m)
+ * bound stated as Thm 5.1 of Koskela, "Approximating Two-Layer ReLU
+ * Networks for Hidden State Analysis in Differential Privacy" (arXiv
+ * 2024).  The paper states it without proof, as the privacy-profile
+ * analysis of Koskela, Redberg & Wang ("Privacy Profiles for Private
+ * Selection", ICML 2024) of the random-repetition tuning of Papernot &
+ * Steinke ("Hyperparameter Tuning with Renyi Differential Privacy", ICLR
+ * 2022), specialised to a Poisson number of runs; the worked notes
+ * (../shared/notes/noisycgd-seed-001.md 2.5) derive it independently.
+ * (Bok, Su & Altschuler 2024, cited here before, is the source of the
+ * NoisyCGD bound, not of this one.)  Runs the base mechanism K ~ Poisson(m)
  * times and releases the best run; for all eps > 0 and eps1 >= 0
  *
  *   H_{e^eps}(A || A') <= m delta(eps_hat),
@@ -9,16 +17,17 @@
  *
  * with delta the base mechanism's profile.  As printed it is best at
  * eps1 = 0 (the derivative of e^eps1 + delta(eps1) is e^eps1 (1 - Q(L > eps1))
- * >= 0; ../shared/notes/noisycgd-seed-001.md 2.5, Finding 1), so
+ * >= 0; the notes' Finding 1), so
  *
  *   delta_tuned(eps) <= m delta(eps - m TV),   TV = delta(0),
  *   eps_tuned(delta) <= eps_base(delta / m) + m TV.
  *
  * Valid, but loose: m TV is of order m for a base run with a large eps
- * (the note: base eps 1.33 at m = 20 gives 4.32, where the paper reports
+ * (the notes: base eps 1.33 at m = 20 gives 4.32, where Koskela reports
  * 2.88); the rdp accountant's Papernot-Steinke bound is usually tighter.
  *
- * Liu & Talwar's random stopping (2019, Thm 3.1: run a pure eps-DP
+ * Liu & Talwar's random stopping ("Private Selection from Private
+ * Candidates", STOC 2019, Thm 3.1: run a pure eps-DP
  * mechanism until a coin of probability gamma stops it, release the best
  * run) is 3 eps-DP whatever gamma: for a repeated_selected event with the
  * geometric distribution this accountant reports 3 eps_base with eps_base
@@ -221,8 +230,9 @@ static double tuning_state_value(const void *state, const char **what)
 
 const dpa_accountant_ops dpa_tuning_accountant = {
     .name = "tuning",
-    .summary = "private tuning by its privacy profile (Thm 5.1 of Bok et al. 2024 as printed: loose, "
-               "eps_base(delta/m) + m TV), or Liu-Talwar random stopping (3 eps, pure-DP base)",
+    .summary = "private tuning by its privacy profile (Thm 5.1 of Koskela, arXiv 2024, after Koskela, Redberg & "
+               "Wang, ICML 2024; as printed: loose, eps_base(delta/m) + m TV), or Liu & Talwar's random "
+               "stopping (STOC 2019: 3 eps, pure-DP base)",
     .state_size = sizeof(tuning_state),
     .destroy = tuning_destroy,
     .supports = tuning_supports,

@@ -138,12 +138,12 @@ dpa_event *dpa_event_gaussian(double noise_multiplier, dpa_error *err);
  * only pld accounts it (exactly, with that mass at +inf); rdp, zcdp and gdp
  * refuse it (its Renyi divergence is infinite at every order). */
 dpa_event *dpa_event_truncated_laplace(double epsilon, double delta, dpa_error *err);
-/* The Gaussian Sampling Mechanism (seed 002, Alg. 1; Alabi et al. 2023):
+/* The Gaussian Sampling Mechanism (Gu, Liang, Sha, Shi & Song, WACV 2025,
+ * Alg. 1, after Alabi, Kothari, Tankala, Venkat & Zhang 2023):
  * k samples g_i ~ N(0, Sigma(D)), released as (1/k) sum g_i g_i^T.  Its
  * RDP, for the eigenvalues mu_j of Sigma^-1/2 Sigma' Sigma^-1/2, is
  * k sum_j c_a(mu_j), c_a(mu) = [a ln mu - ln(a mu + 1 - a)] / (2 (a - 1)).
- * Worst cases over neighbours (../shared/notes/ntk-sparse-seeds-002-004.md
- * 1.10), accounted by rdp only:
+ * Worst cases over neighbours, accounted by rdp only:
  *   frobenius  ||Sigma^-1/2 Sigma' Sigma^-1/2 - I||_F <= M (both ways),
  *              M in (0, 1): k c_a(1 - M), finite for a < 1/M;
  *   spectral   (1 - eta) Sigma <= Sigma' <= (1 + eta) Sigma for n x n
@@ -178,7 +178,9 @@ dpa_event *dpa_event_tree_aggregation(double noise_multiplier, uint64_t steps,
  * noise of standard deviation sigma added to each batch gradient, whose
  * sensitivity is `sensitivity` (L/b for the mean of b gradients of
  * per-example sensitivity L, under the accountant's relation).  Only the
- * final iterate is released: mu-GDP by Bok, Su & Altschuler 2024, Thm 4.5
+ * final iterate is released: mu-GDP by Bok, Su & Altschuler, "Shifted
+ * Interpolation for Differential Privacy" (ICML 2024), Thm 4.5 (the
+ * numbering of arXiv:2403.00278)
  * (dpa_noisy_cgd_mu), which every Gaussian-capable accountant uses. */
 typedef struct dpa_noisy_cgd_params {
     double strong_convexity; /* m > 0 */
@@ -202,7 +204,8 @@ dpa_event *dpa_event_shuffled(double epsilon0, uint64_t n, dpa_error *err);
 /* The class of the local randomizer, which decides how many other users
  * can hide the differing one (see accountants/shuffle_clones.c):
  * DPA_LOCAL_ANY: any (eps0, delta0)-DP randomizer (Feldman, McMillan &
- *   Talwar 2021; delta0 > 0 by a reduction derived in that file);
+ *   Talwar 2021, FOCS; delta0 > 0 by their Thm 3.8, which adds
+ *   (e^eps + 1)(1 + e^-eps0 / 2) n delta0 to delta);
  * DPA_LOCAL_RR_CLASS: randomizers with R(x)(y) >= (R(x')(y) + R(x'')(y)) /
  *   (e^eps0 + 1) for all inputs x, x', x'' and outputs y, e.g. k-ary
  *   randomized response (the "stronger clones" of Feldman, McMillan &
@@ -248,11 +251,11 @@ dpa_event *dpa_event_self_composed(dpa_event *inner, uint64_t count, dpa_error *
  * must not be NULL, n must be >= 1, and no event may appear twice in the
  * list (compose it with self_composed instead): DPA_EINVAL otherwise. */
 dpa_event *dpa_event_composed(dpa_event *const *events, size_t n, dpa_error *err);
-/* Private tuning (Papernot & Steinke 2022): run `inner` a random number of
+/* Private tuning (Papernot & Steinke, ICLR 2022): run `inner` a random number of
  * times and release the best.  distribution: DPA_REPEAT_POISSON (parameter
  * = mean), DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL (eta, gamma), or
  * DPA_REPEAT_GEOMETRIC (gamma, the stopping probability of each round):
- * Liu & Talwar's (2019, Thm 3.1) random stopping, 3 eps-DP for a pure
+ * Liu & Talwar's (STOC 2019, Thm 3.1) random stopping, 3 eps-DP for a pure
  * eps-DP inner mechanism, whatever gamma (the tuning accountant). */
 enum { DPA_REPEAT_POISSON = 0, DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL = 1, DPA_REPEAT_GEOMETRIC = 2 };
 dpa_event *dpa_event_repeated_selected(dpa_event *inner, int distribution,

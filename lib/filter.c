@@ -1,7 +1,9 @@
 /*
  * filter.c - privacy filters: fully adaptive composition with a random
- * stopping time, as the bias-reduced DP-SGD of seed 004 needs
- * (../shared/notes/ntk-sparse-seeds-002-004.md, 2.5 item 5).  Before each
+ * stopping time, as the bias-reduced DP-SGD of Ghazi, Guzman, Kamath, Kumar
+ * & Manurangsi, "Differentially Private Optimization with Sparse Gradients"
+ * (NeurIPS 2024) needs (../shared/notes/ntk-sparse-seeds-002-004.md, 2.5
+ * item 5).  Before each
  * step the caller asks whether the step's cost, which may depend on
  * everything released so far, still fits; admitted steps are charged.
  *

@@ -1,7 +1,8 @@
 /*
- * gsm.c - the Renyi divergence of the Gaussian Sampling Mechanism (seed 002,
- * Alg. 1; Alabi, Kothari, Tankala, Venkat & Zhang 2023): k samples
- * g_i ~ N(0, Sigma(D)) released as (1/k) sum g_i g_i^T, a function of the k
+ * gsm.c - the Renyi divergence of the Gaussian Sampling Mechanism (Gu, Liang,
+ * Sha, Shi & Song, "Differential Privacy Mechanisms in Neural Tangent Kernel
+ * Regression", WACV 2025, Alg. 1; after Alabi, Kothari, Tankala, Venkat &
+ * Zhang 2023): k samples g_i ~ N(0, Sigma(D)) released as (1/k) sum g_i g_i^T, a function of the k
  * samples, so its RDP is at most that of the samples themselves.
  *
  * For two centred Gaussians, with mu_j the eigenvalues of

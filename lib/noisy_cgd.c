@@ -1,7 +1,11 @@
 /*
  * noisy_cgd.c - the hidden-state (final iterate) privacy of noisy cyclic
- * gradient descent: mu-GDP by Bok, Su & Altschuler 2024, Thm 4.5 (seed 001,
- * Thm 2.8; ../shared/notes/noisycgd-seed-001.md 2.3):
+ * gradient descent: mu-GDP by Bok, Su & Altschuler, "Shifted Interpolation
+ * for Differential Privacy" (ICML 2024; Thm 4.5 in the numbering of
+ * arXiv:2403.00278, which Koskela cites), as restated in Koskela,
+ * "Approximating Two-Layer ReLU Networks for Hidden State Analysis in
+ * Differential Privacy" (arXiv 2024), Thm 2.8
+ * (../shared/notes/noisycgd-seed-001.md 2.3):
  *
  *   mu = (s / sigma) sqrt(1 + c^{2k-2} (1 - c^2) / (1 - c^k)^2
  *                             (1 - c^{k(E-1)}) / (1 + c^{k(E-1)})),

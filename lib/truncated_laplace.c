@@ -1,7 +1,9 @@
 /*
  * truncated_laplace.c - the calibration of the truncated Laplace mechanism
- * (Geng, Ding, Guo & Kumar 2020, Def. 2 and Thm 1; seed 002's Lemma 3.2 and
- * Lemma G.2; ../shared/notes/ntk-sparse-seeds-002-004.md 1.2):
+ * (Geng, Ding, Guo & Kumar 2020, Def. 2 and Thm 1; Lemma 3.2 and Lemma G.2
+ * of Gu, Liang, Sha, Shi & Song, "Differential Privacy Mechanisms in Neural
+ * Tangent Kernel Regression", WACV 2025;
+ * ../shared/notes/ntk-sparse-seeds-002-004.md 1.2):
  *
  *   density proportional to e^(-eps |z| / Delta) on [-A, A],
  *   A = (Delta / eps) ln(1 + (e^eps - 1) / (2 delta)).

@@ -305,12 +305,12 @@ double ref_noisy_cgd_mu(double s_over_sigma, double x, unsigned long k, unsigned
 
 double ref_shuffle_delta(double eps0, unsigned long n, double eps)
 {
-    return ref_clones_delta(eps0, n, 0, 0.0, eps);
+    return ref_clones_delta(eps0, n, 0, eps);
 }
 
 /* The clone probability of the class at 256 bits: 2/(e^eps0 + 1) (class 1)
- * or e^-eps0 (1 - delta0) (class 0). */
-static void clone_probability(mpfr_t p, double eps0, int cls, double delta0)
+ * or e^-eps0 (class 0). */
+static void clone_probability(mpfr_t p, double eps0, int cls)
 {
     mpfr_t t;
     mpfr_init2(t, 256);
@@ -322,9 +322,6 @@ static void clone_probability(mpfr_t p, double eps0, int cls, double delta0)
     } else {
         mpfr_neg(t, t, MPFR_RNDN);
         mpfr_exp(p, t, MPFR_RNDN);
-        mpfr_set_d(t, delta0, MPFR_RNDN);
-        mpfr_ui_sub(t, 1, t, MPFR_RNDN);
-        mpfr_mul(p, p, t, MPFR_RNDN);
     }
     mpfr_clear(t);
 }
@@ -338,11 +335,11 @@ static void clones_mixing(mpfr_t al, double eps0)
     mpfr_ui_div(al, 1, al, MPFR_RNDN);
 }
 
-double ref_clones_delta(double eps0, unsigned long n, int cls, double delta0, double eps)
+double ref_clones_delta(double eps0, unsigned long n, int cls, double eps)
 {
     mpfr_t p, q1, al, ee, w, b0, b1, row_prev, pk, qk, acc, t, ratio;
     mpfr_inits2(256, p, q1, al, ee, w, b0, b1, row_prev, pk, qk, acc, t, ratio, (mpfr_ptr)0);
-    clone_probability(p, eps0, cls, delta0);
+    clone_probability(p, eps0, cls);
     mpfr_ui_sub(q1, 1, p, MPFR_RNDN);                 /* 1 - p */
     clones_mixing(al, eps0);
     mpfr_set_d(ee, eps, MPFR_RNDN);
@@ -384,12 +381,6 @@ double ref_clones_delta(double eps0, unsigned long n, int cls, double delta0, do
         mpfr_div_ui(w, w, c + 1, MPFR_RNDN);
         mpfr_mul(w, w, ratio, MPFR_RNDN);
     }
-    /* the flagged mass: delta0 + (1 - delta0) delta_p */
-    mpfr_set_d(t, delta0, MPFR_RNDN);
-    mpfr_ui_sub(t, 1, t, MPFR_RNDN);
-    mpfr_mul(acc, acc, t, MPFR_RNDN);
-    mpfr_set_d(t, delta0, MPFR_RNDN);
-    mpfr_add(acc, acc, t, MPFR_RNDN);
     double out = mpfr_get_d(acc, MPFR_RNDN);
     for (unsigned long i = 0; i <= n; i++) mpfr_clear(row[i]);
     free(row);
@@ -898,7 +889,7 @@ static size_t clones_atoms(double eps0, unsigned long n, int cls, mpfr_t **P, mp
     *Q = malloc(m * sizeof **Q);
     mpfr_t p, q1, al, oma, w, b, bprev, t;
     mpfr_inits2(prec, p, q1, al, oma, w, b, bprev, t, (mpfr_ptr)0);
-    clone_probability(p, eps0, cls, 0.0);
+    clone_probability(p, eps0, cls);
     mpfr_ui_sub(q1, 1, p, MPFR_RNDN);
     clones_mixing(al, eps0);
     mpfr_ui_sub(oma, 1, al, MPFR_RNDN);

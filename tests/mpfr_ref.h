@@ -42,10 +42,9 @@ double ref_shuffle_delta(double eps0, unsigned long n, double eps);
  * the pmf from lngamma and the CDF summed term by term. */
 double ref_shuffle_delta_window(double eps0, unsigned long n, double eps);
 /* delta(eps) of the clones pair with the clone probability of the class:
- * 2/(e^eps0 + 1) (cls 1, the randomized-response class) or e^-eps0 (1 -
- * delta0) (cls 0), the flagged mass delta0 added: delta0 + (1 - delta0) H;
+ * 2/(e^eps0 + 1) (cls 1, the randomized-response class) or e^-eps0 (cls 0);
  * enumerated as ref_shuffle_delta. */
-double ref_clones_delta(double eps0, unsigned long n, int cls, double delta0, double eps);
+double ref_clones_delta(double eps0, unsigned long n, int cls, double eps);
 /* delta(eps) of the T-fold product of the clones pair (delta0 = 0): every
  * T-tuple of atoms enumerated at 160 bits (tiny n and T only). */
 double ref_clones_composed_delta(double eps0, unsigned long n, int cls, int T, double eps);

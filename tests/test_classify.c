@@ -1,9 +1,10 @@
 /*
  * test_classify.c - DP-SGD and NoisyCGD on the classification models
- * (trainers/classify.c, classify_privacy.c): NoisyCGD's eps is Bok et al.'s
- * GDP bound (the formula and the GDP profile written here, independently)
- * and the seed 001 note's reference values; DP-SGD's eps against the note's
- * (its own PLD); a step that breaks the bound's precondition is refused
+ * (trainers/classify.c, classify_privacy.c) of Koskela (arXiv 2024):
+ * NoisyCGD's eps is the GDP bound of Bok, Su & Altschuler (ICML 2024; the
+ * formula and the GDP profile written here, independently) and the
+ * reference values of the notes on Koskela's paper; DP-SGD's eps against
+ * the note's (its own PLD); a step that breaks the bound's precondition is refused
  * with the valid range; matching eps through lambda lands on the note's
  * eta lambda; without noise and with q = 1 DP-SGD is full-batch gradient
  * descent; the injected noise has the calibrated variance.
@@ -21,7 +22,7 @@
 #include <string.h>
 
 /* mu of Bok, Su & Altschuler's Thm 4.5 for NoisyCGD with c = 1 - x (the
- * seed 001 note 2.3(a)): (2/sigma) sqrt(1 + c^(2k-2) (1 - c^2)/(1 - c^k)^2
+ * notes on Koskela, 2.3(a)): (2/sigma) sqrt(1 + c^(2k-2) (1 - c^2)/(1 - c^k)^2
  * (1 - c^(k(E-1)))/(1 + c^(k(E-1)))), in long double. */
 static long double bok_mu(long double sigma, long double x, long double k, long double E)
 {
@@ -61,7 +62,7 @@ static dpt_cls_options ncgd_options(double sigma, double eta_lambda, uint64_t ep
     return o;
 }
 
-/* Seed 001 Figure 1's NoisyCGD curves at 400 epochs (n = 60000, b = 1000,
+/* Koskela's (arXiv 2024) Figure 1 NoisyCGD curves at 400 epochs (n = 60000, b = 1000,
  * sigma = 15): eps against the formula here and the note's table 2.6
  * (1.336, 1.196, 0.953 for eta lambda 5.4e-5, 1e-4, 2e-4; +-0.002). */
 START_TEST(ncgd_epsilon_is_the_bound)
@@ -85,7 +86,7 @@ START_TEST(ncgd_epsilon_is_the_bound)
 }
 END_TEST
 
-/* DP-SGD at seed 001's setting (q = 1/60, sigma = 15 and 5, replace-one)
+/* DP-SGD at Koskela's setting (q = 1/60, sigma = 15 and 5, replace-one)
  * against the note's exact Lemma 2.6 values (2.6: 0.050 at one epoch,
  * 1.317 and 4.543 at 400), within the note's +-0.002 plus pld's bracket. */
 START_TEST(sgd_epsilon_matches_the_note)
@@ -132,7 +133,7 @@ START_TEST(invalid_step_is_refused)
 }
 END_TEST
 
-/* Matching DP-SGD's eps through lambda, as seed 001 does: at sigma = 15,
+/* Matching DP-SGD's eps through lambda, as Koskela does: at sigma = 15,
  * E = 400, k = 60 the note finds eta lambda = 5.61e-5 for eps 1.33 (2.6);
  * the match meets the target and sits within 1% of it. */
 START_TEST(match_epsilon_finds_the_notes_eta_lambda)

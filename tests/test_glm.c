@@ -320,7 +320,7 @@ START_TEST(sgd_needs_a_random_start)
 }
 END_TEST
 
-/* ---- seed 000's histogram threshold (P0 Alg 2) ------------------------------ */
+/* ---- the histogram threshold of Ding et al. NeurIPS 2024 (Alg 2) ----------- */
 
 /* m records with d = 1, x = 1, the given y. */
 static dpt_dataset column(size_t m, const double *y)
@@ -452,7 +452,7 @@ START_TEST(histogram_threshold_budget)
     ck_assert_uint_eq(r.threshold_groups, (size_t)ceil(4.0 * log(100.0 / d1) / r.threshold_epsilon1));
     double at = kov_epsilon(r.threshold_epsilon1, d1, 300, 1e-5);
     double above = kov_epsilon(1.01 * r.threshold_epsilon1, d1, 300, 1e-5);
-    printf("histogram budget: eps1 %.6g (P0's %.6g), K %zu, KOV eps %.6f (1.01 eps1: %.6f), pld %.6f, training %.6f\n",
+    printf("histogram budget: eps1 %.6g (the paper's %.6g), K %zu, KOV eps %.6f (1.01 eps1: %.6f), pld %.6f, training %.6f\n",
            r.threshold_epsilon1, r.paper_threshold_epsilon1, r.threshold_groups, at, above, r.threshold_spent,
            r.training_epsilon);
     ck_assert_double_le(at, 2.0);

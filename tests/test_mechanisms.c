@@ -1,5 +1,5 @@
 /*
- * test_mechanisms.c - the mechanisms added for seeds 002 and 004, each
+ * test_mechanisms.c - the mechanisms added for Gu et al. (WACV 2025) and Ghazi et al. (NeurIPS 2024), each
  * against values computed here independently of the library:
  *
  *  - truncated Laplace: the bound A makes the missed boundary strip's mass

@@ -1,5 +1,5 @@
 /*
- * test_sparse_opt.c - DP optimisation with sparse gradients (seed 004;
+ * test_sparse_opt.c - DP optimisation with sparse gradients (Ghazi et al. NeurIPS 2024;
  * trainers/sparse_opt.c; the note ../shared/notes/ntk-sparse-seeds-002-004.md
  * 2.4-2.6), each against a value computed here independently:
  *  (1) the ERM minimiser satisfies the stationarity identity

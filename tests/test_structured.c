@@ -2,7 +2,7 @@
  * test_structured.c - structured mechanisms (issue 5).
  *
  * Private tuning by the profile bound (accountants/tuning.c): against
- * MPFR for a GDP base and the seed-001 note's numbers.
+ * MPFR for a GDP base and the numbers of the notes on Koskela (arXiv 2024).
  *
  * Tree aggregation as a Gaussian: against the closed form and the
  * noise multipliers of ../shared/notes/glmtron-seeds-000-003.md 4.2.
@@ -237,7 +237,7 @@ START_TEST(tree_aggregation_is_gaussian)
 }
 END_TEST
 
-/* Private tuning by the profile bound as printed (Thm 5.1 of seed 001):
+/* Private tuning by the profile bound as printed (Thm 5.1 of Koskela, arXiv 2024):
  * eps = eps_base(delta/m) + m TV, with the base's TV = delta(0) and eps
  * from MPFR for a GDP base; the note's numbers (m = 20, delta = 1e-5):
  * mu* = 0.347 (base eps 1.33) gives about 4.32, mu* = 1.075 about 13.6. */

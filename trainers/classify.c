@@ -1,11 +1,13 @@
 /*
  * classify.c - DP-SGD and NoisyCGD on the classification models of
  * models.c: the training loops.  The noise, the step check and the
- * accounting come from classify_privacy.c.  Seed 001 (Koskela, hidden-state
- * DP) and ../shared/notes/noisycgd-seed-001.md, A3 and A4.
+ * accounting come from classify_privacy.c.  Koskela, "Approximating
+ * Two-Layer ReLU Networks for Hidden State Analysis in Differential
+ * Privacy" (arXiv 2024) and ../shared/notes/noisycgd-seed-001.md,
+ * A3 and A4.
  *
  * Both add N(0, (sigma C)^2 I) to the sum of the clipped per-example
- * gradients and divide by b: on the mean that is seed 001's sigma C / b.
+ * gradients and divide by b: on the mean that is Koskela's sigma C / b.
  * The regulariser's gradient lambda theta is added afterwards, unclipped
  * and noise-free (note A3).
  */

@@ -1,8 +1,10 @@
 /*
  * classify_privacy.c - what DP-SGD and NoisyCGD on the classification
  * models spend, as libdpacct events, and the noise (or NoisyCGD's
- * regularisation) that meets a target (eps, delta).  Seed 001 (Koskela,
- * hidden-state DP) and ../shared/notes/noisycgd-seed-001.md ("the note").
+ * regularisation) that meets a target (eps, delta).  Koskela,
+ * "Approximating Two-Layer ReLU Networks for Hidden State Analysis in
+ * Differential Privacy" (arXiv 2024) and
+ * ../shared/notes/noisycgd-seed-001.md ("the note").
  *
  * DP-SGD (note A4, 2.4): one step is the Poisson-sampled Gaussian, noise
  * sigma C on the sum of gradients clipped at C: noise multiplier sigma
@@ -10,21 +12,21 @@
  * the sum by 2C; libdpacct's replace-one pair is Lebeda et al.'s, the
  * note's Lemma 2.6), composed over T = ceil(E n / b) steps.
  *
- * NoisyCGD (note A3, 2.3): mu-GDP by Bok, Su & Altschuler's Thm 4.5
+ * NoisyCGD (note A3, 2.3): mu-GDP by Bok, Su & Altschuler (ICML 2024), Thm 4.5
  * (dpa_event_noisy_cgd, the "gdp" accountant) with the note's mapping 2.3(a):
  * noise sigma C / b on the mean of b clipped gradients, whose replace-one
  * sensitivity is 2C / b, so s / sigma_Z = 2 / sigma; strong convexity
  * lambda; smoothness beta + lambda with beta the model's bound on one
- * example's cross-entropy (seed 001's Lemma 3.2 corrected, note 5 item 5).
+ * example's cross-entropy (Koskela's Lemma 3.2 corrected, note 5 item 5).
  * The theorem needs eta < 2 / (beta + lambda); a step outside is refused
  * with the valid range.  beta must bound every record's loss, including a
- * replaced one: computed from the training data (as seed 001 and the
+ * replaced one: computed from the training data (as Koskela and the
  * issue do) it holds for records no larger than those seen; a bound over
  * the data domain (e.g. 1/2 P d for pixels in [0, 1]), given as
  * opt->smoothness, makes the guarantee unconditional.  Caveat kept in the accounting text: the theorem
  * is for the unclipped convex smooth loss; that clipping keeps convexity
  * and smoothness is shown for scalar GLM losses only, not for multi-class
- * cross-entropy (note 5 item 6), an assumption seed 001 makes.
+ * cross-entropy (note 5 item 6), an assumption Koskela makes.
  */
 #include <config.h>
 
@@ -91,7 +93,7 @@ int cls_check(size_t n, const dpt_cls_options *opt, dpa_error *err)
         return dpt_fail(err, DPA_EINVAL, "dptrain: unknown neighbouring relation %d", (int)opt->relation);
     if (opt->algorithm == DPT_CLS_NOISY_CGD && opt->relation != DPA_REPLACE_ONE)
         return dpt_fail(err, DPA_EINVAL, "dptrain: NoisyCGD is accounted for replace-one neighbours only (its fixed batches "
-                        "change under add/remove; seed 001 note 5 item 20)");
+                        "change under add/remove, and the bound of Bok, Su & Altschuler ICML 2024 is stated for replace-one)");
     if (opt->noise_off) return DPA_OK;
     if (!(opt->delta > 0.0 && opt->delta < 1.0))
         return dpt_fail(err, DPA_EINVAL, "dptrain: delta must lie in (0, 1), got %g", opt->delta);
@@ -257,7 +259,7 @@ int cls_noise(size_t n, double beta, const dpt_cls_options *opt, dpt_cls_result 
         out->noise_multiplier = sigma;
         out->smoothness = beta + out->l2;
         snprintf(out->accounting, sizeof out->accounting,
-                 "final iterate of %zu fixed batches x %" PRIu64 " epochs: mu = %.6g GDP (Bok et al. Thm 4.5; beta + lambda "
+                 "final iterate of %zu fixed batches x %" PRIu64 " epochs: mu = %.6g GDP (Bok, Su & Altschuler ICML 2024, Thm 4.5; beta + lambda "
                  "= %.6g, %s; clipping assumed to keep it), gdp accountant, replace-one, n = %zu",
                  (size_t)(n / opt->batch_size), opt->epochs, out->mu, out->smoothness,
                  opt->smoothness > 0.0 ? "beta as given" : "beta from the training data (a larger record needs --smoothness)",

@@ -176,12 +176,12 @@ void dpt_standardize(dpt_dataset *train, dpt_dataset *test);
  * dpt_standardize. */
 size_t dpt_clip_rows(dpt_dataset *ds, double bound);
 
-/* Target scaling as in seed 003's experiments: divide every y by the
+/* Target scaling as in the experiments of Ding et al. (UAI 2025): divide every y by the
  * largest |y| over both sets (test may be NULL); returns that scale (1 when
  * every y is 0). */
 double dpt_scale_target(dpt_dataset *train, dpt_dataset *test);
 
-/* Synthetic ReLU regression as in seed 000's experiment:
+/* Synthetic ReLU regression as in the experiment of Ding et al. (NeurIPS 2024):
  * x = sqrt(lambda) (elementwise) zeta, zeta i.i.d. Rademacher or standard
  * normal, lambda_i = i^-decay (DPT_SPECTRUM_POLY) or e^-(decay i)
  * (DPT_SPECTRUM_EXP), i = 1..d, so H = E[x x^T] = diag(lambda);
@@ -210,15 +210,19 @@ int dpt_synthetic_check(const dpt_synthetic_spec *spec, dpa_error *err);
 /* The data and, when wstar is not NULL, w* itself (d doubles). */
 int dpt_synthetic(const dpt_synthetic_spec *spec, dpt_dataset *out, double *wstar, dpa_error *err);
 
-/* ---- the GLMtron family and DP-SGD for ReLU regression (seeds 000, 003) ---- */
+/* ---- the GLMtron family and DP-SGD for ReLU regression ----------------------
+ *
+ * Ding, Lei, Zhu, Wang, Wang & Xu, "Revisiting Differentially Private ReLU
+ * Regression" (NeurIPS 2024) and Ding, Lei, Wang, Zheng, Wang & Xu, "Nearly
+ * Optimal Differentially Private ReLU Regression" (UAI 2025). */
 
-/* The algorithms (../shared/notes/glmtron-seeds-000-003.md):
+/* The algorithms:
  * DPT_GLMTRON       non-private GLMtron (Kakade et al. 2011), one step per example;
- * DPT_DP_GLMTRON    seed 000 Alg 1 / seed 003 Alg 1: a secret shuffle, one noisy
+ * DPT_DP_GLMTRON    NeurIPS 2024 Alg 1 / UAI 2025 Alg 1: a secret shuffle, one noisy
  *                   clipped GLMtron step per example, noise std 2 f gamma_t;
- * DPT_DP_TAGLMTRON  seed 000 Alg 3: GLMtron steps as DP-FTRL, the prefix sums by
+ * DPT_DP_TAGLMTRON  NeurIPS 2024 Alg 3: GLMtron steps as DP-FTRL, the prefix sums by
  *                   tree aggregation (Alg 4 with the leaf fix), node noise f Gamma;
- * DPT_DP_MBGLMTRON  seed 003 Alg 3: disjoint batches of m estimating and b gradient
+ * DPT_DP_MBGLMTRON  UAI 2025 Alg 3: disjoint batches of m estimating and b gradient
  *                   records, the clip from a noisy-doubling DP-Threshold (Alg 2) on
  *                   the estimating slice, noise std 2 f s_t / b on the mean;
  * DPT_MBGLMTRON     the same without noise (its non-private counterpart);
@@ -233,14 +237,15 @@ typedef enum {
 /* Where the clip of the GLMtron family comes from. */
 typedef enum {
     DPT_CLIP_FIXED = 0,      /* gamma_t = clip, every step (no threshold) */
-    DPT_CLIP_PUBLIC = 1,     /* DP-Threshold (seed 003 Alg 2) on public estimating data: free */
+    DPT_CLIP_PUBLIC = 1,     /* DP-Threshold (UAI 2025 Alg 2) on public estimating data: free */
     DPT_CLIP_PRIVATE = 2,    /* DP-MBGLMtron: on each batch's private estimating slice, noisy counts */
-    DPT_CLIP_HISTOGRAM = 3   /* DP-GLMtron / DP-TAGLMtron: seed 000 Alg 2 (Laplace stability
+    DPT_CLIP_HISTOGRAM = 3   /* DP-GLMtron / DP-TAGLMtron: NeurIPS 2024 Alg 2 (Laplace stability
                               * histograms) on private estimating data disjoint from the training data */
 } dpt_clip_rule;
 
-/* Seed 000's DP-Threshold (P0 Alg 2, reconstructed in the glmtron note,
- * 2.1 and 2.5 items 1-2).  For each of d1 = (x.w - y)^2, d2 = y^2 and
+/* The DP-Threshold of Ding et al. (NeurIPS 2024, Alg 2; its printed form is
+ * garbled, so this is a reconstruction, with the stability histogram's cut
+ * and the replace-one sensitivity made explicit).  For each of d1 = (x.w - y)^2, d2 = y^2 and
  * d3 = (x.w)^2 over the m estimating records: the means of K groups of
  * floor(m / K) records, a histogram of them on the bins {0}, (0, lo),
  * [lo 2^k, lo 2^(k+1)) up to [lo 2^(L-1), inf) with L = ceil(log2(hi / lo))
@@ -277,7 +282,7 @@ typedef struct dpt_glm_options {
     int shuffle_amplification;   /* DP-GLMtron, one epoch: count the secret shuffle (default 1) */
     const char *accountant;      /* for DP-SGD (default "pld"); the GLMtron family is Gaussian: "gaussian" */
     /* the clip (GLMtron family): gamma_t = x_norm * s_t, x_norm = sqrt(2 alpha tr H) C2 log^{2a} N
-     * (seed 000 Alg 1 line 5), s_t from the rule */
+     * (NeurIPS 2024 Alg 1 line 5), s_t from the rule */
     dpt_clip_rule clip_rule;
     double clip;                 /* DPT_CLIP_FIXED: gamma; DP-SGD: C (default 1) */
     double alpha, trace_h, c2, a;   /* defaults: alpha 1, tr H = d, C2 1, a 0 */
@@ -288,7 +293,7 @@ typedef struct dpt_glm_options {
      * two parts' costs), the per-histogram eps1 (0: the largest for which
      * the 3 N E histograms composed meet the target eps at delta, with
      * delta1 = delta / (6 N E)), K = ceil(c1 ln(N / delta1) / eps1) (c1
-     * unspecified in P0: default 4; the cut-off 2 ln(1/delta1)/(eps1 K) is
+     * unspecified in the paper: default 4; the cut-off 2 ln(1/delta1)/(eps1 K) is
      * about 2/C1, so C1 <= 2 zeroes even a bin holding every group), and the label-noise term of
      * line 9, sigma^2 log^{2a}(1/b) (sigma default 0, b default 1/e). */
     const dpt_dataset *estimating_data;
@@ -324,7 +329,7 @@ typedef struct dpt_glm_result {
     /* measured noise, for tests: sum of squared injected noise / (coordinates * std^2) */
     double noise_ratio;
     /* DPT_CLIP_HISTOGRAM: the thresholds' part (eps1, delta1, K per
-     * histogram; their composed eps at delta; P0's eps1 = eps / sqrt(8 N E
+     * histogram; their composed eps at delta; the paper's eps1 = eps / sqrt(8 N E
      * ln(2/delta))), and the training part's eps; `epsilon` is the larger. */
     double threshold_epsilon1, threshold_delta1, threshold_spent, paper_threshold_epsilon1;
     size_t threshold_groups;
@@ -340,21 +345,24 @@ int dpt_glm_train(const dpt_dataset *train, const dpt_glm_options *opt, dpt_glm_
 /* 1/2 mean (ReLU(x.w) - y)^2 over the data. */
 double dpt_relu_loss(const dpt_dataset *data, const double *w);
 
-/* ---- classification models (seed 001: Koskela, hidden-state DP) ------------
+/* ---- classification models ---------------------------------------------------
+ *
+ * Koskela, "Approximating Two-Layer ReLU Networks for Hidden State Analysis
+ * in Differential Privacy" (arXiv:2407.04884, 2024).
  *
  * Labels are class indices 0..K-1 stored as doubles in dataset->y (a
  * non-integer or out-of-range label is refused).  The loss is the softmax
  * cross-entropy of the K logits.  The parameters are one flat vector:
  * DPT_MODEL_SOFTMAX   logits = W x + b; W (K x d, row-major) then b (K);
  *                     K (d + 1) parameters;
- * DPT_MODEL_CONVEX    seed 001's gated-ReLU convex model (eq. 3.6 with
+ * DPT_MODEL_CONVEX    Koskela's gated-ReLU convex model (eq. 3.6 with
  *                     cross-entropy): P gates u_i ~ N(0, I_d) drawn from the
  *                     seed (data-independent), a_i(x) = 1[u_i.x >= 0],
  *                     logit_c = sum_i a_i(x) x.v_{i,c}; v laid out as
  *                     ((i d + j) K + c); P d K parameters, no bias;
  * DPT_MODEL_RELU      one hidden layer of width W: h = ReLU(U x + b1),
  *                     logits = A h + b2; U (W x d), b1 (W), A (K x W), b2 (K).
- * Initial parameters: softmax and convex 0 (seed 001's code); ReLU U ~
+ * Initial parameters: softmax and convex 0 (the authors' code); ReLU U ~
  * N(0, 2/d), A ~ N(0, 1/W), biases 0, from the seed. */
 typedef enum { DPT_MODEL_SOFTMAX = 0, DPT_MODEL_CONVEX = 1, DPT_MODEL_RELU = 2 } dpt_model_kind;
 
@@ -404,7 +412,8 @@ void dpt_model_evaluate(const dpt_model *m, const dpt_dataset *data, double *los
  * parameters, max over the data: the Hessian is (diag(p) - p p^T) (x)
  * phi phi^T and |diag(p) - p p^T| <= 1/2, so beta = 1/2 max |phi(x)|^2 with
  * |phi(x)|^2 = |x|^2 + 1 (softmax, the bias) or s(x) |x|^2 (convex, s(x)
- * the active gates: seed 001's Lemma 3.2 corrected, the note 5 item 5).
+ * the active gates: Koskela's Lemma 3.2 corrected, which takes the
+ * Hessian as block-diagonal; it is not).
  * NAN for the ReLU network (not convex). */
 double dpt_model_smoothness(const dpt_model *m, const dpt_dataset *data);
 /* Each row of data scaled (towards 0) just enough that its loss is
@@ -416,7 +425,7 @@ double dpt_model_smoothness(const dpt_model *m, const dpt_dataset *data);
  * DPA_EINVAL for the ReLU network or beta <= 1/2 (softmax) or <= 0. */
 int dpt_model_bound_smoothness(const dpt_model *m, dpt_dataset *data, double beta, dpa_error *err);
 
-/* ---- DP-SGD and NoisyCGD for the classification models (seed 001) --------
+/* ---- DP-SGD and NoisyCGD for the classification models (Koskela 2024) ----
  *
  * DPT_CLS_DP_SGD    Poisson sampling at q = b/n, per-example clipping at C,
  *                   noise N(0, (sigma C)^2 I) on the sum, divided by the
@@ -428,7 +437,7 @@ int dpt_model_bound_smoothness(const dpt_model *m, dpt_dataset *data, double bet
  *                   theta <- theta - eta (mean clipped gradient + lambda
  *                   theta + N(0, (sigma C/b)^2 I)), the regulariser unclipped
  *                   and noise-free, a constant step, only the final iterate
- *                   released: mu-GDP by Bok, Su & Altschuler's Thm 4.5
+ *                   released: mu-GDP by Bok, Su & Altschuler (ICML 2024), Thm 4.5
  *                   (dpa_event_noisy_cgd) with sensitivity 2C/b (replace-one),
  *                   strong convexity lambda and smoothness beta + lambda.
  *                   The step must satisfy eta < 2 / (beta + lambda). */
@@ -463,8 +472,8 @@ typedef struct dpt_cls_options {
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *progress_ctx;
     /* after each epoch e (1..E), with the certified eps of releasing the
-     * model at that point (each point a separate release; seed 001 note 5
-     * item 18); NULL: not computed */
+     * model at that point (each point a separate release, not one run's
+     * guarantee); NULL: not computed */
     void (*epoch_done)(void *ctx, const dpt_model *m, uint64_t epoch, double epsilon);
     void *epoch_ctx;
 } dpt_cls_options;
@@ -496,27 +505,30 @@ int dpt_cls_train(const dpt_dataset *train, dpt_model *model, const dpt_cls_opti
  * loss (NoisyCGD only). */
 int dpt_cls_account(size_t n, double beta, const dpt_cls_options *opt, dpt_cls_result *out, dpa_error *err);
 
-/* ---- private NTK regression (seed 002; trainers/ntk.c) ---------------------
+/* ---- private NTK regression (trainers/ntk.c) ---------------------------------
+ *
+ * Gu, Liang, Sha, Shi & Song, "Differential Privacy Mechanisms in Neural
+ * Tangent Kernel Regression" (WACV 2025).
  *
  * Quadratic-activation NTK with m public Gaussian neurons w_r ~ N(0,
- * sigma_w^2 I_d) drawn from the seed (../shared/notes/ntk-sparse-seeds-
- * 002-004.md 1.1): K(x, z) = (1/m) sum_r <w_r,x><w_r,z><x,z> = <x,z> x^T Wbar z,
+ * sigma_w^2 I_d) drawn from the seed: K(x, z) = (1/m) sum_r <w_r,x><w_r,z><x,z> = <x,z> x^T Wbar z,
  * Wbar = (1/m) sum_r w_r w_r^T.  Every row is first (optionally projected,
  * see `project`, then) scaled to norm B (a per-record map, so free of
  * privacy cost; a zero row stays zero); beta is measured between these
  * processed rows.
  * Training: K_lambda = K(X, X) + lambda I, alpha = K_lambda^-1 Y (Y one-hot,
  * C classes), prediction argmax_c K(x, X)^T alpha.
- * Private (seed 002's Alg. 2 as reconstructed in note 1.7), under the
+ * Private (Gu et al.'s Alg. 2, reconstructed: its box is missing from the
+ * text the implementation had), under the
  * beta-close relation (one row moves by at most beta in l2; labels public):
  *   1. Ktilde = GSM(K_lambda, k) = (1/k) sum_i g_i g_i^T, g_i ~ N(0, K_lambda),
  *      (epsilon_gsm, delta_gsm)-DP by dpa_event_gsm_frobenius(k, M) with the
  *      deterministic M = S_H / lambda, S_H = sqrt(8 (n + 1)) ||Wbar||_op B^3
- *      beta (note 1.5, [D] points 1-2: no failure probability);
+ *      beta (a deterministic bound: no failure probability);
  *      k = dpa_gsm_max_samples(M, 0, eps_gsm, delta_gsm) unless given;
  *   2. alpha~ = Ktilde^+ Y (pseudo-inverse: Ktilde has rank min(k, n));
  *   3. Xtilde = X + Z, Z_ij i.i.d. truncated Laplace with l1 sensitivity
- *      sqrt(d) beta (note 1.6), bound A = dpa_truncated_laplace_bound(
+ *      sqrt(d) beta, bound A = dpa_truncated_laplace_bound(
  *      sqrt(d) beta, eps_features, delta_features): (eps_features,
  *      delta_features)-DP;
  *   4. prediction argmax_c K(x, Xtilde)^T alpha~; in all (eps_gsm +
@@ -550,7 +562,7 @@ typedef struct dpt_ntk_result {
     double sensitivity_m;      /* M = S_H / lambda */
     uint64_t samples;          /* k used */
     uint64_t samples_max;      /* largest admissible k by exact RDP (0 if none) */
-    double samples_paper;      /* seed 002's threshold eps^2 / (8 ln(1/delta) M^2) (note 1.9, [R-lo]) */
+    double samples_paper;      /* Gu et al.'s threshold eps^2 / (8 ln(1/delta) M^2) (Eq. (1), reconstructed) */
     double epsilon_gsm;        /* the GSM's certified eps (rdp accountant) at delta_gsm, <= epsilon_gsm asked */
     double tlap_bound;         /* A of the feature noise */
     double epsilon, delta;     /* total, by basic composition (inf, 0 when not private) */
@@ -588,7 +600,10 @@ int dpt_ntk_kernel(const double *w, size_t m, size_t d, const double *a, size_t 
  * cover it. */
 int dpt_gsm_sample(const double *sigma, size_t n, uint64_t k, dpt_rng *rng, double *out, dpa_error *err);
 
-/* ---- sparse-gradient DP (seed 004; trainers/sparse.c, sparse_opt.c) ---------
+/* ---- sparse-gradient DP (trainers/sparse.c, sparse_opt.c) --------------------
+ *
+ * Ghazi, Guzman, Kamath, Kumar & Manurangsi, "Differentially Private
+ * Optimization with Sparse Gradients" (NeurIPS 2024).
  *
  * Euclidean projection onto the l1 ball {x : ||x||_1 <= radius} (Duchi,
  * Shalev-Shwartz, Singer & Chandra 2008, by sorting); out may equal v. */
@@ -621,10 +636,10 @@ int dpt_sparse_generate(const dpt_sparse_spec *spec, dpt_dataset *out, double *w
 
 /* DP mean of rows with ||z||_0 <= s, ||z||_2 <= L (rows violating either are
  * refused: the bound is the sensitivity), replace-one:
- *   DPT_MEAN_PROJECTION  ME-1 (note 2.2): zbar + Lap(2 L sqrt(s) / (n eps))^d
+ *   DPT_MEAN_PROJECTION  ME-1 (Ghazi et al.'s projection mechanism): zbar + Lap(2 L sqrt(s) / (n eps))^d
  *                        when delta = 0, else Gaussian with l2 sensitivity
  *                        2L/n; then projection onto the l1 ball of radius L sqrt(s);
- *   DPT_MEAN_COMPRESSED  ME-2 (note 2.3), delta > 0: A in R^{m x d}, i.i.d.
+ *   DPT_MEAN_COMPRESSED  ME-2 (their compressed-sensing mechanism), delta > 0: A in R^{m x d}, i.i.d.
  *                        N(0, 1/m) from the seed, b = A zbar + N(0, sigma^2
  *                        I_m), zhat = argmin ||z||_1 s.t. A z = b (basis
  *                        pursuit as an LP, solved by GLPK's simplex);
@@ -678,9 +693,9 @@ int dpt_basis_pursuit(const double *A, size_t m, size_t d, const double *b, doub
 
 /* Logistic regression on data with labels +-1: f(w; x, y) = ln(1 + e^-(y x.w)),
  * L = max ||x||_2, H = L^2/4.  (trainers/sparse_opt.c) */
-/* Output perturbation with l1 projection (note 2.4): w_lambda = argmin (1/n)
+/* Output perturbation with l1 projection (Ghazi et al.): w_lambda = argmin (1/n)
  * sum f + (lambda/2) ||w||^2 (solved to a gradient norm <= 1e-10), plus
- * Laplace (delta = 0; sigma = Delta_1 / eps, Delta_1 given or the note's
+ * Laplace (delta = 0; sigma = Delta_1 / eps, Delta_1 given or the bound
  * 2 sqrt(2s) L (H/lambda + 1) / (lambda n)) or Gaussian (l2 sensitivity
  * 2L/(lambda n), analytic unless classical); then projection onto the l1
  * ball of radius L sqrt(s) / lambda, or none (dense). */
@@ -690,7 +705,7 @@ typedef struct dpt_sparse_erm_options {
     size_t sparsity;           /* s: every row must have at most s nonzeros (0: the largest row count; only
                                 * without noise: a private run needs it given) */
     double norm;               /* L: every row must have ||x|| <= L (0: the largest row norm; likewise) */
-    double sensitivity_l1;     /* Delta_1; 0: the note's default */
+    double sensitivity_l1;     /* Delta_1; 0: 2 sqrt(2s) L (H/lambda + 1) / (lambda n) */
     int classical;
     int project;               /* 1 (default): l1 projection; 0: the dense baseline */
     int noise_off;             /* 1: non-private */
@@ -714,7 +729,7 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
 /* (1/n) sum ln(1 + e^-(y x.w)) + (lambda/2) ||w||^2 (lambda may be 0). */
 double dpt_logistic_objective(const dpt_dataset *data, const double *w, double lambda);
 
-/* Bias-reduced DP-SGD (note 2.5): at each step N ~ P[N = k] prop. to 2^-k,
+/* Bias-reduced DP-SGD (Ghazi et al.): at each step N ~ P[N = k] prop. to 2^-k,
  * k = 0..log2(n') - 1 (n' the largest power of 2 <= n), B a uniform subset
  * of [n] of size 2^(N+1) (without replacement), O, E its halves, i uniform
  * in [n]; each of the four gradient means (over B, O, E, {i}) gets
@@ -767,8 +782,8 @@ void dpt_sparse_sgd_defaults(dpt_sparse_sgd_options *opt);
 int dpt_sparse_sgd(const dpt_dataset *train, const dpt_sparse_sgd_options *opt, double *w, dpt_sparse_sgd_result *out,
                    dpa_error *err);
 /* A test hook: the mean and the per-coordinate sample standard deviation of
- * `draws` (>= 2) independent draws of the gradient oracle at w (G of note
- * 2.5 step 4, or the dense baseline's noisy minibatch mean; without the
+ * `draws` (>= 2) independent draws of the gradient oracle at w (the
+ * debiased G of the bias-reduced DP-SGD, or the dense baseline's noisy minibatch mean; without the
  * regulariser), drawn from opt->seed; no privacy filter is involved. */
 int dpt_sparse_sgd_oracle_mean(const dpt_dataset *train, const dpt_sparse_sgd_options *opt, const double *w,
                                uint64_t draws, double *mean, double *sd, dpa_error *err);

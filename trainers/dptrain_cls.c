@@ -1,8 +1,9 @@
 /*
  * dptrain_cls.c - `dptrain sgd` and `dptrain ncgd`: DP-SGD and NoisyCGD on
- * the classification models of seed 001 (softmax regression, the gated-ReLU
- * convex model, a one-hidden-layer ReLU network), with the noise from
- * libdpacct, and a report of the test accuracy and the certified eps.
+ * the classification models of Koskela (arXiv 2024): softmax regression,
+ * the gated-ReLU convex model, a one-hidden-layer ReLU network; with the
+ * noise from libdpacct, and a report of the test accuracy and the
+ * certified eps.
  *
  * Exit status: 0 success, 1 library failure, 2 bad usage or bad input.
  */
@@ -33,14 +34,16 @@ static void cls_help(void)
 {
     printf("Usage: dptrain sgd|ncgd --data FILE [--labels FILE] (--epsilon E | --noise-multiplier S) --delta D\n"
            "                        [OPTIONS]\n\n"
-           "Classification with the models of seed 001 (Koskela, hidden-state DP), the noise\n"
-           "from libdpacct:\n"
+           "Classification with the models of Koskela, \"Approximating Two-Layer ReLU Networks\n"
+           "for Hidden State Analysis in Differential Privacy\" (arXiv 2024), the noise from\n"
+           "libdpacct:\n"
            "  sgd    DP-SGD: Poisson batches at q = B/n, per-example clipping at C, noise sigma C\n"
            "         on the sum divided by B; every step released (composition, pld by default)\n"
            "  ncgd   NoisyCGD: floor(n/B) fixed batches in a fixed order, L2 regularisation lambda,\n"
-           "         constant step, only the final model released (Bok et al.'s hidden-state GDP\n"
-           "         bound); the step must be below 2/(beta + lambda), beta the smoothness bound of\n"
-           "         one example's loss given by --smoothness, which every row is scaled to meet\n"
+           "         constant step, only the final model released (the hidden-state GDP bound of\n"
+           "         Bok, Su & Altschuler, ICML 2024, Thm 4.5); the step must be below\n"
+           "         2/(beta + lambda), beta the smoothness bound of one example's loss given by\n"
+           "         --smoothness, which every row is scaled to meet\n"
            "\nData:\n"
            "  --data FILE            IDX images (with --labels; Fashion-MNIST from Debian's\n"
            "                         dataset-fashion-mnist), CSV (--target names the class column)\n"
@@ -82,9 +85,9 @@ static void cls_help(void)
            "  --decay F --decay-epochs N   the step schedule (defaults 0.5, 10)\n"
            "  --clip C               per-example L2 clip (default 1)\n"
            "  --l2 LAMBDA            L2 regularisation (ncgd needs lambda > 0)\n"
-           "  --eta-lambda X         lambda = X / eta (seed 001 fixes the product)\n"
+           "  --eta-lambda X         lambda = X / eta (Koskela arXiv 2024 fixes the product)\n"
            "  --match-epsilon        ncgd: the smallest lambda whose eps meets --epsilon at the given\n"
-           "                         --noise-multiplier (as seed 001 matches DP-SGD's eps)\n"
+           "                         --noise-multiplier (as Koskela arXiv 2024 matches DP-SGD's eps)\n"
            "  --smoothness BETA      ncgd: the bound beta on one example's smoothness; each row is scaled\n"
            "                         (alone, no privacy cost) so that its loss meets it; required for a\n"
            "                         private run (without noise: the data's own largest value)\n"

@@ -24,9 +24,9 @@
 
 static const struct { const char *name; dpt_algorithm alg; const char *about; } algorithms[] = {
     { "glmtron", DPT_GLMTRON, "GLMtron (non-private reference)" },
-    { "dp-glmtron", DPT_DP_GLMTRON, "DP-GLMtron (seed 000 Alg 1; public threshold: seed 003 Alg 1)" },
-    { "dp-taglmtron", DPT_DP_TAGLMTRON, "DP-TAGLMtron (seed 000 Alg 3, tree aggregation)" },
-    { "dp-mbglmtron", DPT_DP_MBGLMTRON, "DP-MBGLMtron (seed 003 Alg 3, noisy-doubling threshold)" },
+    { "dp-glmtron", DPT_DP_GLMTRON, "DP-GLMtron (Ding et al. NeurIPS 2024, Alg 1; public threshold: Ding et al. UAI 2025, Alg 1)" },
+    { "dp-taglmtron", DPT_DP_TAGLMTRON, "DP-TAGLMtron (Ding et al. NeurIPS 2024, Alg 3, tree aggregation)" },
+    { "dp-mbglmtron", DPT_DP_MBGLMTRON, "DP-MBGLMtron (Ding et al. UAI 2025, Alg 3, noisy-doubling threshold)" },
     { "mbglmtron", DPT_MBGLMTRON, "mini-batch GLMtron (DP-MBGLMtron without noise)" },
     { "relu-sgd", DPT_SGD, "SGD on the ReLU regression loss (non-private reference)" },
     { "dp-relu-sgd", DPT_DP_SGD, "DP-SGD for ReLU regression (Poisson sampling, the papers' baseline)" },
@@ -43,11 +43,12 @@ static void print_help(void)
            "record (replace-one neighbours), and the report gives the certified epsilon\n"
            "spent next to the noise the paper's closed-form theorem would have used.\n\nAlgorithms:\n");
     for (size_t i = 0; i < NUM_ALGORITHMS; i++) printf("  %-13s %s\n", algorithms[i].name, algorithms[i].about);
-    printf("\nClassification (seed 001; 'dptrain sgd --help' for their options):\n"
+    printf("\nClassification (Koskela, arXiv 2024; 'dptrain sgd --help' for their options):\n"
            "  sgd           DP-SGD on softmax regression, the gated-ReLU convex model or a ReLU network\n"
            "  ncgd          NoisyCGD on a convex model, final iterate only (hidden-state accounting)\n"
            "\n"
-           "Seeds 002 and 004 ('dptrain ntk --help' and so on for their options):\n"
+           "NTK regression (Gu et al., WACV 2025) and sparse gradients (Ghazi et al., NeurIPS 2024)\n"
+           "('dptrain ntk --help' and so on for their options):\n"
            "  ntk           private NTK regression (Gaussian Sampling Mechanism, truncated Laplace)\n"
            "  sparse-mean   DP mean of s-sparse vectors (l1 projection, compressed sensing, dense)\n"
            "  sparse-erm    output perturbation with l1 projection (sparse logistic regression)\n"
@@ -68,7 +69,7 @@ static void print_help(void)
            "                         each record alone: no privacy cost)\n"
            "  --standardize          mean 0, std 1 per feature from the training rows: these statistics\n"
            "                         are NOT covered by the guarantee (the report says so); default off\n"
-           "  --scale-target         divide y by the largest |y| (seed 003's protocol; that maximum is\n"
+           "  --scale-target         divide y by the largest |y| (as in Ding et al. UAI 2025's experiments; that maximum is\n"
            "                         NOT covered by the guarantee)\n"
            "\nPrivacy:\n"
            "  --epsilon E            target epsilon, E > 0\n"
@@ -85,14 +86,16 @@ static void print_help(void)
            "  --estimate-size M      DP-MBGLMtron: estimating records per batch (default B/10 with --threshold\n"
            "                         private); --threshold histogram: the private estimating records, split\n"
            "                         off the training data (required)\n"
-           "  --threshold RULE       fixed (default; --clip), public (seed 003 Alg 2 on a public split of\n"
-           "                         --public-fraction of the data, removed from training), private\n"
-           "                         (DP-MBGLMtron: on each batch's estimating slice) or histogram\n"
-           "                         (DP-GLMtron, DP-TAGLMtron: seed 000 Alg 2, Laplace stability histograms\n"
-           "                         on --estimate-size private records; they need M >= K, see below)\n"
+           "  --threshold RULE       fixed (default; --clip), public (Ding et al. UAI 2025, Alg 2, on a\n"
+           "                         public split of --public-fraction of the data, removed from\n"
+           "                         training), private (DP-MBGLMtron: on each batch's estimating slice)\n"
+           "                         or histogram (DP-GLMtron, DP-TAGLMtron: Ding et al. NeurIPS 2024,\n"
+           "                         Alg 2, Laplace stability histograms on --estimate-size private\n"
+           "                         records; they need M >= K, see below)\n"
            "  --threshold-epsilon E1 the histogram's eps1 per histogram (default: the largest for which the\n"
            "                         3 N E histograms meet --epsilon at --delta under pld, delta1 = delta/(6NE))\n"
-           "  --histogram-c1 C       K = ceil(C ln(N/delta1)/eps1) groups (default 4; P0 leaves C1 open)\n"
+           "  --histogram-c1 C       K = ceil(C ln(N/delta1)/eps1) groups (default 4; Ding et al.\n"
+           "                         NeurIPS 2024 leave C1 open)\n"
            "  --label-noise S --tail-b B   Alg 2 line 9: s3 = sqrt(2 (r3 + S^2 log^{2a}(1/B)))\n"
            "                         (defaults 0 and 1/e)\n"
            "  --clip C               the fixed clip gamma (GLMtron family) or DP-SGD's C (default 1)\n"
@@ -454,7 +457,7 @@ int main(int argc, char **argv)
             printf("thresholds         %zu estimating records, K = %zu groups, eps1 = %.4g, delta1 = %.3g per histogram\n",
                    est.n, res.threshold_groups, res.threshold_epsilon1, res.threshold_delta1);
             printf("                   composed eps %.6g (training part %.6g)", res.threshold_spent, res.training_epsilon);
-            if (res.paper_threshold_epsilon1 > 0.0) printf("; P0's eps1 %.4g", res.paper_threshold_epsilon1);
+            if (res.paper_threshold_epsilon1 > 0.0) printf("; Ding et al. NeurIPS 2024's eps1 %.4g", res.paper_threshold_epsilon1);
             printf("\n");
         }
         printf("accounting         %s\n", accounting);

@@ -1,6 +1,6 @@
 /*
- * dptrain_ntk.c - `dptrain ntk`: private NTK regression (seed 002, Alg. 2 as
- * reconstructed in ../shared/notes/ntk-sparse-seeds-002-004.md 1.7) on IDX,
+ * dptrain_ntk.c - `dptrain ntk`: private NTK regression (Gu, Liang, Sha,
+ * Shi & Song, WACV 2025; Alg. 2 as reconstructed in ../shared/notes/ntk-sparse-seeds-002-004.md 1.7) on IDX,
  * CSV or libsvm data, with class-balanced seeded subsets as in the paper's
  * experiment (note 1.9: "N images for training and N for testing for each
  * class"), and a report of the privacy parameters (k, k_max, the paper's
@@ -36,8 +36,9 @@ typedef struct {
 static void ntk_help(void)
 {
     printf("Usage: dptrain ntk --data FILE [--labels FILE] [OPTIONS]\n\n"
-           "Private NTK regression (seed 002, Gu, Liang, Sha, Shi & Song): kernel ridge\n"
-           "regression with the quadratic NTK K(x,z) = (1/m) sum_r <w_r,x><w_r,z><x,z> of m\n"
+           "Private NTK regression (Gu, Liang, Sha, Shi & Song, \"Differential Privacy Mechanisms\n"
+           "in Neural Tangent Kernel Regression\", WACV 2025): kernel ridge regression with the\n"
+           "quadratic NTK K(x,z) = (1/m) sum_r <w_r,x><w_r,z><x,z> of m\n"
            "public Gaussian neurons, one-hot labels, prediction argmax_c K(x,X)^T alpha.\n"
            "Private version: alpha~ = Ktilde^+ Y with Ktilde the Gaussian Sampling Mechanism's\n"
            "(1/k) sum g_i g_i^T, g_i ~ N(0, K + lambda I), and the training rows released with\n"
@@ -314,7 +315,7 @@ static void print_report(const ntk_args *a, const dpt_dataset *train, const dpt_
     if (o->private_) {
         printf("k (GSM samples)    %llu\n", (unsigned long long)res->samples);
         printf("k_max              %llu   (exact RDP of the GSM)\n", (unsigned long long)res->samples_max);
-        printf("k paper            %.6g   (eps^2 / (8 ln(1/delta) M^2), note 1.9)\n", res->samples_paper);
+        printf("k paper            %.6g   (eps^2 / (8 ln(1/delta) M^2), Gu et al. WACV 2025, Eq. (1) as reconstructed)\n", res->samples_paper);
         printf("epsilon GSM        %.6g   at delta %.3g (rdp)\n", res->epsilon_gsm, o->delta_gsm);
         printf("epsilon features   %.6g   at delta %.3g (truncated Laplace, A = %.6g)\n", o->epsilon_features,
                o->delta_features, res->tlap_bound);

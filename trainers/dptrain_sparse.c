@@ -1,6 +1,7 @@
 /*
  * dptrain_sparse.c - `dptrain sparse-mean`: DP mean estimation of s-sparse
- * vectors (seed 004; ../shared/notes/ntk-sparse-seeds-002-004.md 2.2-2.3):
+ * vectors (Ghazi et al., NeurIPS 2024; ../shared/notes/
+ * ntk-sparse-seeds-002-004.md 2.2-2.3):
  * the projection mechanism ME-1, the compressed-sensing mechanism ME-2 and
  * the dense Gaussian/Laplace baseline, on synthetic data or a file, with
  * R independent noise draws and the l2 error against the true empirical
@@ -33,8 +34,10 @@ typedef struct {
 static void sm_help(void)
 {
     printf("Usage: dptrain sparse-mean (--synthetic SPEC | --data FILE) [OPTIONS]\n\n"
-           "Differentially private mean of s-sparse vectors (seed 004): every row z must\n"
-           "have ||z||_0 <= s and ||z||_2 <= L (rows that do not are refused, by number);\n"
+           "Differentially private mean of s-sparse vectors (Ghazi, Guzman, Kamath, Kumar &\n"
+           "Manurangsi, \"Differentially Private Optimization with Sparse Gradients\", NeurIPS\n"
+           "2024): every row z must have ||z||_0 <= s and ||z||_2 <= L (rows that do not are\n"
+           "refused, by number);\n"
            "neighbouring data sets differ in one row (replace-one).\n"
            "  projection  ME-1: zbar + Laplace (delta = 0, l1 sensitivity 2L sqrt(s)/n) or\n"
            "              Gaussian (l2 sensitivity 2L/n) noise, projected onto the l1 ball\n"
@@ -267,9 +270,9 @@ static void print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *
     printf("\n");
     for (size_t k = 0; k < nrows; k++) printf("accounting         %s\n", rows[k].res.accounting);
     data_use_print_table(&use);
-    printf("predicted          note 2.2: Laplace 2L sqrt(s(1+ln d)/(n eps)), Gaussian 2 sqrt2 L (s ln(1.25/delta)"
+    printf("predicted          ME-1's error bounds: Laplace 2L sqrt(s(1+ln d)/(n eps)), Gaussian 2 sqrt2 L (s ln(1.25/delta)"
            " ln 2d)^(1/4)/sqrt(n eps),\n                   dense 2L sqrt(2d ln(1.25/delta))/(n eps) (Laplace:"
-           " sqrt(2d) b); ME-2's rate is lost (note 2.7)\n");
+           " sqrt(2d) b); no rate is given here for ME-2\n");
 }
 
 int sparse_mean_command(int argc, char **argv)

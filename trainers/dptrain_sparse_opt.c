@@ -1,7 +1,7 @@
 /*
  * dptrain_sparse_opt.c - `dptrain sparse-erm` and `dptrain sparse-sgd`:
- * DP logistic regression with sparse gradients (seed 004; the note
- * ../shared/notes/ntk-sparse-seeds-002-004.md, 2.4 and 2.5):
+ * DP logistic regression with sparse gradients (Ghazi et al., NeurIPS 2024;
+ * the note ../shared/notes/ntk-sparse-seeds-002-004.md, 2.4 and 2.5):
  *   sparse-erm  output perturbation of the regularised minimiser, then
  *               projection onto the l1 ball (or the dense baseline);
  *   sparse-sgd  bias-reduced DP-SGD under a GDP privacy filter (or plain
@@ -39,16 +39,17 @@ static void sp_help(int sgd)
 {
     if (!sgd)
         printf("Usage: dptrain sparse-erm (--synthetic SPEC | --data FILE) [OPTIONS]\n\n"
-               "Logistic regression (labels +-1) by output perturbation with l1 projection (seed 004,\n"
-               "note 2.4): w = argmin (1/n) sum ln(1 + e^-(y x.w)) + (lambda/2) ||w||^2, solved to a\n"
+               "Logistic regression (labels +-1) by output perturbation with l1 projection (Ghazi et\n"
+               "al., NeurIPS 2024): w = argmin (1/n) sum ln(1 + e^-(y x.w)) + (lambda/2) ||w||^2, solved to a\n"
                "gradient norm <= 1e-10; plus Gaussian noise (delta > 0; l2 sensitivity 2L/(lambda n),\n"
                "analytic calibration) or Laplace noise (delta = 0; l1 sensitivity given or\n"
                "2 sqrt(2s) L (H/lambda + 1)/(lambda n), H = L^2/4); then the Euclidean projection onto\n"
                "the l1 ball of radius L sqrt(s)/lambda (--dense: none).\n");
     else
         printf("Usage: dptrain sparse-sgd (--synthetic SPEC | --data FILE) [OPTIONS]\n\n"
-               "Logistic regression (labels +-1) by the bias-reduced DP-SGD of seed 004 (note 2.5):\n"
-               "per step a level N (P[N = k] prop. to 2^-k), a batch B of 2^(N+1) rows, its halves O,\n"
+               "Logistic regression (labels +-1) by the bias-reduced DP-SGD of Ghazi et al.\n"
+               "(NeurIPS 2024): per step a level N (P[N = k] prop. to 2^-k), a batch B of 2^(N+1)\n"
+               "rows, its halves O,\n"
                "E and one row i; the four gradient means each get N(0, sigma0^2) per coordinate\n"
                "(--noise) and are projected onto the l1 ball of radius L sqrt(s); G = (G_B - (G_O +\n"
                "G_E)/2)/p_N + G_i.  A step costs mu_t^2 = mu_{2^(N+1)}^2 + mu_{2^N}^2 + mu_1^2,\n"
@@ -75,7 +76,7 @@ static void sp_help(int sgd)
            "  --dense                the dense baseline (%s)\n",
            sgd ? "; > 0 (GDP filter)" : "; 0: Laplace", sgd ? "noisy minibatch SGD" : "no projection");
     if (!sgd)
-        printf("  --sensitivity-l1 D    Laplace's l1 sensitivity (default the note's bound)\n"
+        printf("  --sensitivity-l1 D    Laplace's l1 sensitivity (default 2 sqrt(2s) L (H/lambda + 1)/(lambda n))\n"
                "  --classical            the classical Gaussian sigma = Delta sqrt(2 ln(1.25/delta))/eps\n"
                "                         (the papers' formula; eps < 1 only)\n"
                "\nTraining:\n"

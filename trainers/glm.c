@@ -3,9 +3,11 @@
  * loops.  The noise comes from glm_privacy.c, which asks libdpacct.
  *
  * References are to ../shared/notes/glmtron-seeds-000-003.md ("the note"),
- * seed 000 (P0: Ding et al., NeurIPS 2024) and seed 003 (P3: Ding et al.,
- * UAI 2025).  Clipping is v min(1, gamma / |v|) (the papers' max is a typo,
- * note section 1).
+ * to Ding, Lei, Zhu, Wang, Wang & Xu, "Revisiting Differentially Private
+ * ReLU Regression" (NeurIPS 2024; "Ding et al. 2024") and to
+ * Ding, Lei, Wang, Zheng, Wang & Xu, "Nearly Optimal Differentially Private
+ * ReLU Regression" (UAI 2025; "Ding et al. 2025").  Clipping is
+ * v min(1, gamma / |v|) (the papers' max is a typo, note section 1).
  */
 #include <config.h>
 
@@ -59,7 +61,7 @@ static void clipped_residual(const double *x, size_t d, double r, double gamma, 
     for (size_t j = 0; j < d; j++) l[j] = s * r * x[j];
 }
 
-/* ---- DP-Threshold by noisy doubling (P3 Alg 2) ---------------------------- */
+/* ---- DP-Threshold by noisy doubling (Ding et al. 2025, Alg 2) -------------- */
 
 /* s = Delta 2^i for the first i in 0..L whose (noisy) count of
  * |ReLU(x.w) - y| <= s reaches m; L = ceil(log2(Upsilon / Delta)).  The noise
@@ -102,9 +104,10 @@ typedef struct {
     double *hist_work;
 } run;
 
-/* The clip of one GLMtron step: gamma_t = x_norm s_t (P0 Alg 1 line 5),
- * s_t from the public noisy doubling (P3 Alg 2) or the private histograms
- * (P0 Alg 2, Laplace noise from the run's generator unless it is off). */
+/* The clip of one GLMtron step: gamma_t = x_norm s_t (Ding et al. 2024,
+ * Alg 1 line 5), s_t from the public noisy doubling (Ding et al. 2025,
+ * Alg 2) or the private histograms (Ding et al. 2024, Alg 2, Laplace noise
+ * from the run's generator unless it is off). */
 static double step_clip(run *R)
 {
     const dpt_glm_options *opt = R->opt;
@@ -131,7 +134,7 @@ static void average_in(run *R)
     R->averaged++;
 }
 
-/* GLMtron and DP-GLMtron (P0 Alg 1, P3 Alg 1): w_{t+1} = w_t - eta (l_t +
+/* GLMtron and DP-GLMtron (Ding et al. 2024 and 2025, Alg 1): w_{t+1} = w_t - eta (l_t +
  * 2 f gamma_t g_t); the average of w_0 .. w_{T-1}. */
 static void glmtron_epochs(run *R)
 {
@@ -157,7 +160,7 @@ static void glmtron_epochs(run *R)
     }
 }
 
-/* DP-TAGLMtron (P0 Alg 3 and 4): w_{t+1} = w_start - eta (noisy prefix sum
+/* DP-TAGLMtron (Ding et al. 2024, Alg 3 and 4): w_{t+1} = w_start - eta (noisy prefix sum
  * of l_1..l_t) by the binary mechanism, one tree per epoch (restarted, with
  * w_start the iterate the epoch began from).  A node is completed when its
  * last leaf arrives; its noise N(0, (f Gamma)^2 I) is drawn then, with Gamma
@@ -213,7 +216,7 @@ static int taglmtron_epochs(run *R)
     return DPA_OK;
 }
 
-/* DP-MBGLMtron (P3 Alg 3) and its noise-free counterpart: each epoch a
+/* DP-MBGLMtron (Ding et al. 2025, Alg 3) and its noise-free counterpart: each epoch a
  * random partition into T = N/(b+m) batches, m estimating then b gradient
  * records; gamma_t from the noisy doubling on the estimating slice, the clip
  * s_t = x_norm gamma_t, w_{t+1} = w_t - eta (mean clipped l + (2 f s_t / b) g);

@@ -1,7 +1,9 @@
 /*
- * glm_histogram.c - seed 000's DP-Threshold (P0 Alg 2): the scale s_t of
- * DP-GLMtron's and DP-TAGLMtron's clip gamma_t = x_norm s_t, estimated from
- * private estimating records by three Karwa-Vadhan stability histograms.
+ * glm_histogram.c - the DP-Threshold of Ding et al., "Revisiting
+ * Differentially Private ReLU Regression" (NeurIPS 2024), Alg 2: the scale
+ * s_t of DP-GLMtron's and DP-TAGLMtron's clip gamma_t = x_norm s_t,
+ * estimated from private estimating records by three Karwa-Vadhan
+ * stability histograms.
  *
  * The printed algorithm is garbled; this follows the glmtron note's
  * reconstruction (2.1, Alg 2) with its corrections (2.5 items 1-2):
@@ -15,7 +17,7 @@
  *   probability P[Lap(b) >= b ln(1/delta1)] = delta1/2, twice at most:
  *   (eps1, delta1)-DP per histogram, three histograms per call (they use
  *   the same records), which glm_privacy.c charges.
- * The bins need a scale, which P0 leaves implicit (its bins are all powers
+ * The bins need a scale, which the paper leaves implicit (its bins are all powers
  * of two): the threshold's domain flags lo = Delta and hi = Upsilon.  The
  * choice of bin and the fall-back to the top bin only affect the utility,
  * never the privacy.

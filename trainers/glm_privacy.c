@@ -2,7 +2,10 @@
  * glm_privacy.c - what the GLMtron family and DP-SGD spend, seen from one
  * record, as libdpacct events; the noise multiplier that meets a target
  * (eps, delta); and the f of each paper's closed-form theorem, for
- * comparison.  ../shared/notes/glmtron-seeds-000-003.md, section 4.
+ * comparison: Ding et al., "Revisiting Differentially Private ReLU
+ * Regression" (NeurIPS 2024) and Ding et al., "Nearly Optimal
+ * Differentially Private ReLU Regression" (UAI 2025);
+ * ../shared/notes/glmtron-seeds-000-003.md, section 4.
  *
  * Replace-one neighbours throughout (the papers' noise 2 f gamma is
  * calibrated for a replaced record: the clipped vectors of two records
@@ -131,7 +134,7 @@ int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *e
                         "features", train->d);
     if (opt->clip_rule == DPT_CLIP_HISTOGRAM) {
         if (opt->algorithm != DPT_DP_GLMTRON && opt->algorithm != DPT_DP_TAGLMTRON)
-            return dpt_fail(err, DPA_EINVAL, "dptrain: the histogram threshold (seed 000 Alg 2) is DP-GLMtron's and "
+            return dpt_fail(err, DPA_EINVAL, "dptrain: the histogram threshold (Ding et al. NeurIPS 2024, Alg 2) is DP-GLMtron's and "
                             "DP-TAGLMtron's");
         const dpt_dataset *est = opt->estimating_data;
         if (!est || est->n < 1 || est->d != train->d || !est->x || !est->y)
@@ -274,7 +277,7 @@ static int calibrate_shuffled(const dpt_glm_options *opt, size_t n, double *f, d
     return DPA_OK;
 }
 
-/* ---- the histogram threshold's budget (P0 Alg 2) ----------------------------- */
+/* ---- the histogram threshold's budget (Ding et al. NeurIPS 2024, Alg 2) ------ */
 
 typedef struct {
     double delta1;
@@ -328,8 +331,9 @@ int glm_histogram_budget(const dpt_glm_options *opt, size_t n, dpt_histogram_par
 }
 
 /* The paper's closed-form f for the same target (0 where there is none):
- * P0 Thm 4.1 (c3 log(N/delta)/(eps sqrt N), c3 unspecified: a flag),
- * P0 Thm 5.1 (sqrt(2 ceil(lg(N+1)) ln(1/delta))/eps), P3 Thm 3
+ * NeurIPS 2024 Thm 4.1 (c3 log(N/delta)/(eps sqrt N), c3 unspecified: a
+ * flag), NeurIPS 2024 Thm 5.1 (sqrt(2 ceil(lg(N+1)) ln(1/delta))/eps), UAI
+ * 2025 Thm 3
  * (2 sqrt(ln(1/delta) + eps)/eps). */
 static double paper_f(const dpt_glm_options *opt, size_t n)
 {

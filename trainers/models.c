@@ -1,8 +1,8 @@
 /*
- * models.c - the classification models of seed 001 (Koskela, "Approximating
+ * models.c - the classification models of Koskela, "Approximating
  * Two-Layer ReLU Networks for Hidden State Analysis in Differential
- * Privacy"): multinomial logistic regression, the gated-ReLU convex model
- * and the one-hidden-layer ReLU network, each with the softmax
+ * Privacy" (arXiv 2024): multinomial logistic regression, the gated-ReLU
+ * convex model and the one-hidden-layer ReLU network, each with the softmax
  * cross-entropy, its per-example clipped gradient sum and the smoothness
  * bound NoisyCGD's hidden-state accounting needs.
  *
@@ -110,7 +110,7 @@ static int check_spec(const dpt_model_spec *spec, size_t d, dpa_error *err)
 /* The data-independent random parts, drawn from mt19937(seed): the convex
  * model's gates u_i ~ N(0, I_d) (the note A1 item 1), the ReLU network's
  * He-style U ~ N(0, 2/d) and A ~ N(0, 1/W).  Softmax and convex weights
- * start at 0, as seed 001's code does. */
+ * start at 0, as the authors' code does. */
 static int draw_random_parts(dpt_model *m, dpa_error *err)
 {
     if (m->spec.kind == DPT_MODEL_SOFTMAX) return DPA_OK;
@@ -506,7 +506,7 @@ void dpt_model_evaluate(const dpt_model *m, const dpt_dataset *data, double *los
 /* 1/2 max over the data of |phi(x)|^2: the Hessian of one example's
  * cross-entropy is (diag(p) - p p^T) (x) phi phi^T, whose first factor has
  * norm <= 1/2.  For the convex model |phi|^2 = s(x) |x|^2, not the
- * block-diagonal bound of seed 001's Lemma 3.2 (the note 5 item 5). */
+ * block-diagonal bound of Koskela's Lemma 3.2 (the note 5 item 5). */
 double dpt_model_smoothness(const dpt_model *m, const dpt_dataset *data)
 {
     if (!m || m->spec.kind == DPT_MODEL_RELU || check_data(m, data, NULL) != DPA_OK) return NAN;

@@ -1,7 +1,8 @@
 /*
- * ntk.c - private NTK regression (seed 002, Gu, Liang, Sha, Shi & Song,
+ * ntk.c - private NTK regression (Gu, Liang, Sha, Shi & Song,
  * "Differential Privacy Mechanisms in Neural Tangent Kernel Regression",
- * as reconstructed in ../shared/notes/ntk-sparse-seeds-002-004.md, section 1).
+ * WACV 2025, as reconstructed in ../shared/notes/ntk-sparse-seeds-002-004.md,
+ * section 1).
  *
  * The kernel is the discrete quadratic NTK of note 1.1 (Def. 3.5),
  *   K(x, z) = (1/m) sum_r <w_r,x><w_r,z><x,z> = <x,z> x^T Wbar z,
@@ -404,7 +405,7 @@ static void progress(const dpt_ntk_options *o, uint64_t done, uint64_t total)
 static int account(const dpt_ntk_options *o, size_t n, size_t p, double wnorm, dpt_ntk_result *res, dpa_error *err)
 {
     double B = o->row_norm, M = res->sensitivity_m;
-    /* seed 002's Eq. (1) as reconstructed in note 1.9 [R-lo]: k < eps^2 / (8 ln(1/delta) M^2) */
+    /* Gu et al.'s Eq. (1) as reconstructed in note 1.9 [R-lo]: k < eps^2 / (8 ln(1/delta) M^2) */
     res->samples_paper = o->epsilon_gsm * o->epsilon_gsm / (8.0 * log(1.0 / o->delta_gsm) * M * M);
     uint64_t kmax = 0;
     if (M < 1.0) {

@@ -1,6 +1,7 @@
 /*
- * sparse.c - sparse DP mean estimation (seed 004; ../shared/notes/
- * ntk-sparse-seeds-002-004.md section 2): the Euclidean projection onto an
+ * sparse.c - sparse DP mean estimation (Ghazi, Guzman, Kamath, Kumar &
+ * Manurangsi, "Differentially Private Optimization with Sparse Gradients",
+ * NeurIPS 2024; ../shared/notes/ntk-sparse-seeds-002-004.md section 2): the Euclidean projection onto an
  * l1 ball, the synthetic s-sparse data generator, the projection mechanism
  * ME-1 (note 2.2), the compressed-sensing mechanism ME-2 (note 2.3) with
  * basis pursuit solved as a linear program by GLPK, and the dense Gaussian /
@@ -564,7 +565,7 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
     int st = DPA_OK;
     double nd = (double)n;
     if (opt->method == DPT_MEAN_PROJECTION || opt->method == DPT_MEAN_DENSE) {
-        const char *what = opt->method == DPT_MEAN_PROJECTION ? "ME-1 projection (note 2.2)" : "dense baseline";
+        const char *what = opt->method == DPT_MEAN_PROJECTION ? "ME-1 projection (Ghazi et al. NeurIPS 2024)" : "dense baseline";
         if (delta == 0.0) {
             /* Laplace: l1 sensitivity ||z - z'||_1/n <= 2 L sqrt(s)/n, b = Delta_1/eps */
             res.sensitivity = 2.0 * L * sqrt((double)s) / nd;
@@ -634,14 +635,14 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
             if (st == DPA_OK) {
                 if (opt->rip_sensitivity)
                     snprintf(res.accounting, sizeof res.accounting,
-                             "ME-2 compressed sensing (note 2.3): m = %zu, Gaussian (%s) at delta - %.3g, l2 "
+                             "ME-2 compressed sensing (Ghazi et al. NeurIPS 2024): m = %zu, Gaussian (%s) at delta - %.3g, l2 "
                              "sensitivity (3/2) 2L/n = %.6g (RIP(2s, 1/2) of A fails w.p. <= %.3g, Baraniuk et al. "
                              "2008 Thm 5.2), sigma = %.6g, (%g, %g)-DP; basis pursuit (post-processing)",
                              m, opt->classical ? "classical" : "analytic", res.failure_delta, res.sensitivity,
                              res.failure_delta, res.noise_scale, eps, delta);
                 else
                     snprintf(res.accounting, sizeof res.accounting,
-                             "ME-2 compressed sensing (note 2.3): m = %zu, Gaussian (%s), l2 sensitivity 2L/n x "
+                             "ME-2 compressed sensing (Ghazi et al. NeurIPS 2024): m = %zu, Gaussian (%s), l2 sensitivity 2L/n x "
                              "min(||A||_op = %.6g, sqrt(2s) max ||a_j|| = %.6g) = %.6g (certified, no failure "
                              "probability), sigma = %.6g, (%g, %g)-DP; basis pursuit (post-processing)",
                              m, opt->classical ? "classical" : "analytic", opnorm, colb, res.sensitivity,

@@ -1,5 +1,6 @@
 /*
- * sparse_opt.c - DP optimisation with sparse gradients (seed 004; the note
+ * sparse_opt.c - DP optimisation with sparse gradients (Ghazi, Guzman,
+ * Kamath, Kumar & Manurangsi, NeurIPS 2024; the note
  * ../shared/notes/ntk-sparse-seeds-002-004.md, sections 2.4-2.6):
  *
  *   dpt_sparse_erm   output perturbation of the l2-regularised logistic ERM
@@ -344,7 +345,7 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
                         "data), got %g", opt->norm);
     if (!(opt->sensitivity_l1 >= 0.0) || !isfinite(opt->sensitivity_l1))
         return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-erm: the l1 sensitivity must be finite and > 0 (0: the "
-                        "note's bound), got %g", opt->sensitivity_l1);
+                        "bound 2 sqrt(2s) L (H/lambda + 1)/(lambda n)), got %g", opt->sensitivity_l1);
     if (!opt->noise_off) {
         if (!opt->rng)
             return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-erm: a private run needs a generator in the options' rng "
@@ -450,7 +451,7 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
     if (opt->progress) opt->progress(opt->progress_ctx, 3, 3);
     out->objective_private = csr_objective(&c, w, lambda);
     snprintf(out->accounting, sizeof out->accounting,
-             "output perturbation (note 2.4), replace-one; %s; %s; n = %zu, s = %zu, L = %.6g, H = L^2/4", what,
+             "output perturbation (Ghazi et al.), replace-one; %s; %s; n = %zu, s = %zu, L = %.6g, H = L^2/4", what,
              opt->project ? "then projection onto the l1 ball of radius L sqrt(s)/lambda" : "dense (no projection)", n, s,
              L);
     if (!opt->noise_off) dpt_accounting_note(out->accounting, sizeof out->accounting, dpt_rng_privacy_note(opt->rng));
@@ -805,7 +806,7 @@ int dpt_sparse_sgd(const dpt_dataset *train, const dpt_sparse_sgd_options *opt, 
         snprintf(out->accounting, sizeof out->accounting,
                  "GDP filter (Smith & Thakurta 2022), budget mu = %.6g; %s, per-step mu_t = %s, replace-one (l2 "
                  "sensitivity 2L/b of a mean over b rows), sigma0 = %.6g, L = %.6g, s = %zu",
-                 mu_budget, opt->dense ? "dense minibatch SGD" : "bias-reduced SGD (note 2.5)",
+                 mu_budget, opt->dense ? "dense minibatch SGD" : "bias-reduced SGD (Ghazi et al. NeurIPS 2024)",
                  opt->dense ? "2L/(b sigma0)" : "sqrt(mu_{2^(N+1)}^2 + mu_{2^N}^2 + mu_1^2)", sigma0, L, c.s);
         dpt_accounting_note(out->accounting, sizeof out->accounting, dpt_rng_privacy_note(opt->rng));
     }

@@ -1,5 +1,6 @@
 /*
- * synthetic.c - synthetic ReLU regression (seed 000's experiment):
+ * synthetic.c - synthetic ReLU regression (the experiment of Ding et al.,
+ * "Revisiting Differentially Private ReLU Regression", NeurIPS 2024):
  *     x = sqrt(lambda) .* zeta,  zeta_j i.i.d. Rademacher or N(0, 1),
  *     lambda_j = j^-decay (poly) or e^-(decay j) (exp), j = 1..d,
  * so that H = E[x x^T] = diag(lambda); w* uniform on the sphere of radius

@@ -1,6 +1,6 @@
 #!/bin/sh
-# glmtron-histogram.sh - DP-GLMtron with seed 000's own DP-Threshold (P0
-# Alg 2: Laplace stability histograms on private estimating records) next
+# glmtron-histogram.sh - DP-GLMtron with the DP-Threshold of Ding et al.,
+# "Revisiting Differentially Private ReLU Regression" (NeurIPS 2024, Alg 2: Laplace stability histograms on private estimating records) next
 # to a fixed clip, on synthetic ReLU regression: N = 1000 training steps,
 # d = 64, Gaussian zeta, lambda_i = i^-2, |w*|_H ~ 1, label noise 0.1, one
 # pass, delta = 1/N^1.1, eps in {0.2, 0.5, 1}.  The histograms need m >= K =
@@ -9,7 +9,7 @@
 # K), kept apart from the training data; the fixed-clip rows train on the
 # same N without them.  Learning rates 1e-4 and 1e-3, the better per rule on the
 # validation problem (data seed 100, tune.sh); mean excess risk over SEEDS
-# seeds, with K, eps1 (ours and P0's eps / sqrt(8 N ln(2/delta))) and the
+# seeds, with K, eps1 (ours and the paper's eps / sqrt(8 N ln(2/delta))) and the
 # time of one run.
 #
 #   sh docs/repro/glmtron-histogram.sh [DPTRAIN] [OUTFILE]
@@ -31,7 +31,7 @@ problem() {   # problem SEED EPS EXTRA: N + EXTRA examples for training, TEST he
 # the value of "NAME": in a JSON report (first occurrence)
 value() { grep -o "\"$1\": [^,}]*" | head -n 1 | sed 's/.*: //'; }
 {
-echo "| eps | rule | learning rate | K | eps1 (ours) | eps1 (P0) | excess risk | seconds per run |"
+echo "| eps | rule | learning rate | K | eps1 (ours) | eps1 (Ding et al.) | excess risk | seconds per run |"
 echo "|---|---|---|---|---|---|---|---|"
 for eps in 0.2 0.5 1; do
     case $eps in 0.2) M=62000 ;; 0.5) M=28000 ;; *) M=15000 ;; esac

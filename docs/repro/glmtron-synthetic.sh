@@ -1,6 +1,7 @@
 #!/bin/sh
-# glmtron-synthetic.sh - seed 000's synthetic experiment (Ding et al.,
-# NeurIPS 2024, Sec. 6): d = 1024, N = 50..550 in steps of 100 training
+# glmtron-synthetic.sh - the synthetic experiment of Ding et al.,
+# "Revisiting Differentially Private ReLU Regression" (NeurIPS 2024,
+# Sec. 6): d = 1024, N = 50..550 in steps of 100 training
 # examples, eps in {0.05, 0.2, 0.5}, delta = 1/N^1.1, spectra i^-2 and i^-3
 # (x = sqrt(lambda) zeta, zeta Rademacher), one pass, learning rate 1e-2;
 # DP-GLMtron, DP-TAGLMtron and DP-SGD, SEEDS seeds each; the excess risk
@@ -85,7 +86,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     gnuplot <<GP
 set terminal pngcairo size 1500,900 font ",10"
 set output "$OUT/glmtron-synthetic.png"
-set multiplot layout 2,3 title "Seed 000 synthetic experiment: excess risk against N (d = 1024, delta = 1/N^1.1, one pass, $SEEDS seeds)"
+set multiplot layout 2,3 title "Ding et al. (NeurIPS 2024), synthetic experiment: excess risk against N (d = 1024, delta = 1/N^1.1, one pass, $SEEDS seeds)"
 set xlabel "training examples N"
 set ylabel "excess risk"
 set logscale y

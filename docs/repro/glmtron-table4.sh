@@ -1,6 +1,6 @@
 #!/bin/sh
-# glmtron-table4.sh - in the spirit of seed 003's Table 4 (Ding et al., UAI
-# 2025): DP-SGD, DP-GLMtron, DP-MBGLMtron and DP-TAGLMtron on synthetic ReLU
+# glmtron-table4.sh - in the spirit of Table 4 of Ding et al., "Nearly
+# Optimal Differentially Private ReLU Regression" (UAI 2025): DP-SGD, DP-GLMtron, DP-MBGLMtron and DP-TAGLMtron on synthetic ReLU
 # regression at eps in {0.05, 0.2, 0.5}, delta = 1/N^1.1, several epochs
 # accounted as such, excess risk on the held-out data (loss of w minus loss
 # of w*), mean and median over SEEDS seeds (the median because a noisy

@@ -1,14 +1,15 @@
 #!/bin/sh
-# ncgd-figure1.sh - seed 001's Figure 1 (Koskela, hidden-state DP), the
+# ncgd-figure1.sh - Figure 1 of Koskela, "Approximating Two-Layer ReLU
+# Networks for Hidden State Analysis in Differential Privacy" (arXiv 2024), the
 # privacy side alone, from `dpacct`: epsilon at delta = 1e-5 against epochs
 # E = 10, 20, ..., 400 for
 # - DP-SGD, every step released: Poisson sampling at q = b/n = 1000/60000,
 #   noise multiplier sigma = 15 on the sum of gradients clipped at C, i.e.
-#   15/2 against the replace-one sensitivity 2C (the seed 001 note, Lemma
-#   2.6), composed over 60 E steps by pld;
+#   15/2 against the replace-one sensitivity 2C (Koskela's Lemma 2.6, after
+#   Lebeda et al.), composed over 60 E steps by pld;
 # - NoisyCGD, the final iterate only, k = 60 fixed batches, eta lambda in
 #   {5.4e-5, 1e-4, 2e-4} (the values of the authors' plotting script, note
-#   5 item 19): Bok et al.'s GDP bound, noise sigma C/b over the batch
+#   5 item 19): the GDP bound of Bok, Su & Altschuler (ICML 2024, Thm 4.5), noise sigma C/b over the batch
 #   gradient's sensitivity 2C/b, i.e. --sigma 7.5; c = 1 - eta lambda
 #   (smoothness = lambda here: the figure is the paper's, whose step meets
 #   the precondition by assumption); eta = 1e-3, lambda = (eta lambda)/eta.
@@ -42,7 +43,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     gnuplot <<GP
 set terminal pngcairo size 900,600 font ",11"
 set output "$OUT/ncgd-figure1.png"
-set title "Seed 001 Figure 1: sigma = 15, b = 1000, n = 60,000, delta = 1e-5 (certified upper bounds)"
+set title "Koskela (arXiv 2024), Figure 1: sigma = 15, b = 1000, n = 60,000, delta = 1e-5 (certified upper bounds)"
 set xlabel "epochs"
 set ylabel "epsilon"
 set key top left

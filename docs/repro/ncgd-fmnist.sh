@@ -1,5 +1,7 @@
 #!/bin/sh
-# ncgd-fmnist.sh - seed 001's comparison on Fashion-MNIST (Debian's
+# ncgd-fmnist.sh - the comparison of Koskela (arXiv 2024, "Approximating
+# Two-Layer ReLU Networks for Hidden State Analysis in Differential Privacy")
+# on Fashion-MNIST (Debian's
 # dataset-fashion-mnist): DP-SGD on a one-hidden-layer ReLU network (width
 # 200), DP-SGD on the gated-ReLU convex model (P = 64, lambda = 0) and
 # NoisyCGD on the convex model (final model only), at the paper's sigma in
@@ -61,7 +63,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     gnuplot <<GP
 set terminal pngcairo size 1300,550 font ",11"
 set output "$OUT/ncgd-fmnist.png"
-set multiplot layout 1,2 title "Seed 001 on Fashion-MNIST: test accuracy against certified eps (delta = 1e-5, batch 1000, $EPOCHS epochs)"
+set multiplot layout 1,2 title "Koskela (arXiv 2024) on Fashion-MNIST: test accuracy against certified eps (delta = 1e-5, batch 1000, $EPOCHS epochs)"
 set xlabel "epsilon (after each epoch)"
 set ylabel "test accuracy"
 set key bottom right

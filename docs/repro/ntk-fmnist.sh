@@ -1,5 +1,7 @@
 #!/bin/sh
-# ntk-fmnist.sh - seed 002's experiment (private NTK regression) on
+# ntk-fmnist.sh - the experiment of Gu, Liang, Sha, Shi & Song ("Differential
+# Privacy Mechanisms in Neural Tangent Kernel Regression", WACV 2025; private
+# NTK regression) on
 # Fashion-MNIST from Debian's dataset-fashion-mnist: the paper's CIFAR-10
 # ResNet-18 features cannot be obtained here.  100 images per class for
 # training and 100 per class for testing (class-balanced, seeded), rows
@@ -8,7 +10,7 @@
 # evenly too.  For each total epsilon and adjacency radius beta: the test
 # accuracy (mean over 3 seeds: neurons, subsets and noise), the largest k
 # the GSM's exact RDP admits, and the k of the paper's threshold
-# k < eps^2 / (8 ln(1/delta) M^2) (note 1.9, [R-lo]) at the same M.
+# k < eps^2 / (8 ln(1/delta) M^2) (its Eq. (1), reconstructed) at the same M.
 #
 #   sh docs/repro/ntk-fmnist.sh [DPTRAIN] [OUTDIR]
 #
@@ -52,7 +54,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     gnuplot <<GP
 set terminal pngcairo size 1200,480 font ",10"
 set output "$OUT/ntk-fmnist.png"
-set multiplot layout 1,2 title "Seed 002 on Fashion-MNIST (n = 1000, m = 256, lambda = 1, delta = 1e-5)"
+set multiplot layout 1,2 title "Gu et al. (WACV 2025), private NTK regression on Fashion-MNIST (n = 1000, m = 256, lambda = 1, delta = 1e-5)"
 set logscale x
 set xlabel "total epsilon"
 set ylabel "test accuracy"

@@ -1,5 +1,7 @@
 #!/bin/sh
-# sparse-mean.sh - seed 004's DP mean estimation with s-sparse rows: the
+# sparse-mean.sh - the DP mean estimation with s-sparse rows of Ghazi,
+# Guzman, Kamath, Kumar & Manurangsi ("Differentially Private Optimization
+# with Sparse Gradients", NeurIPS 2024): the
 # l2 error of ME-1 (projection onto the l1 ball), ME-2 (compressed sensing,
 # basis pursuit by GLPK, the certified sensitivity factor) and the dense
 # Gaussian mechanism, against n, s and d (eps = 1, delta = 1e-5, analytic
@@ -41,7 +43,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     gnuplot <<GP
 set terminal pngcairo size 1500,480 font ",10"
 set output "$OUT/sparse-mean.png"
-set multiplot layout 1,3 title "Seed 004: DP mean of s-sparse rows (eps = 1, delta = 1e-5, L = 1, 3 draws per point)"
+set multiplot layout 1,3 title "Ghazi et al. (NeurIPS 2024): DP mean of s-sparse rows (eps = 1, delta = 1e-5, L = 1, 3 draws per point)"
 set logscale xy
 set ylabel "l2 error"
 set key bottom left

@@ -1,12 +1,14 @@
 #!/bin/sh
-# sparse-opt.sh - seed 004's optimisation side on synthetic sparse logistic
+# sparse-opt.sh - the optimisation side of Ghazi, Guzman, Kamath, Kumar &
+# Manurangsi ("Differentially Private Optimization with Sparse Gradients",
+# NeurIPS 2024) on synthetic sparse logistic
 # regression (d = 1000, s = 10 one-hot features of norm L = 1, uniform
 # supports, a dense w* of norm 60, 20% held out; lambda = 0.01; eps = 1,
 # delta = 1e-5): the excess regularised empirical risk
 # F(w_released) - min F, mean of 3 seeds, against the training size n, for
-# - output perturbation with the l1 projection (note 2.4) and without it
+# - output perturbation with the l1 projection and without it
 #   (the dense baseline), analytic Gaussian calibration;
-# - the bias-reduced DP-SGD (note 2.5) under the GDP filter (sigma0 = 30,
+# - the bias-reduced DP-SGD under the GDP filter (sigma0 = 30,
 #   learning rate 0.01) and the dense noisy minibatch SGD under the same
 #   filter (batch 64, sigma0 = 1, learning rate 0.01) -- the settings a
 #   small grid on n = 10000 picked (docs/repro/ntk-sparse-report.md);
@@ -46,7 +48,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     gnuplot <<GP
 set terminal pngcairo size 900,600 font ",11"
 set output "$OUT/sparse-opt.png"
-set title "Seed 004: sparse logistic regression, d = 1000, s = 10, lambda = 0.01, eps = 1, delta = 1e-5"
+set title "Ghazi et al. (NeurIPS 2024): sparse logistic regression, d = 1000, s = 10, lambda = 0.01, eps = 1, delta = 1e-5"
 set logscale xy
 set xlabel "training examples n"
 set ylabel "excess regularised empirical risk (mean of 3 seeds)"

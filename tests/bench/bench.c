@@ -309,7 +309,7 @@ static void trainer_benches(void)
         dpt_glm_result_free(&c.r);
     }
     dpt_dataset_free(&data);
-    /* seed 000's histogram threshold: 200 training steps, each reading all
+    /* the histogram threshold of Ding et al. NeurIPS 2024: 200 training steps, each reading all
      * m estimating records (m d per step: the cost of m >> N) */
     spec.n = 200 + 20000;
     dpt_dataset all = { 0 }, train = { 0 }, est = { 0 };
@@ -328,7 +328,7 @@ static void trainer_benches(void)
     dpt_dataset_free(&est);
 }
 
-/* Seed 001's trainers: one DP-SGD epoch (batch 1000, sigma 15 given, the
+/* Koskela's (arXiv 2024) trainers: one DP-SGD epoch (batch 1000, sigma 15 given, the
  * accounting included) of softmax regression and of the convex model with
  * P = 64 gates on Fashion-MNIST's 60,000 training images, when Debian's
  * dataset-fashion-mnist is installed.  One run each (the convex one takes
@@ -368,7 +368,7 @@ static void classification_benches(void)
     dpt_dataset_free(&data);
 }
 
-/* ---- seeds 002 and 004 -------------------------------------------------------- */
+/* ---- Gu et al. WACV 2025 and Ghazi et al. NeurIPS 2024 ------------------------ */
 
 static void gsm_max_k(void *p)
 {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # test-dptrain-ntk.sh - black-box tests of `dptrain ntk` (private NTK
-# regression, seed 002; run by `make check`).
+# regression, Gu et al. WACV 2025; run by `make check`).
 #
 # A usage or input error exits with status exactly 2, prints nothing on
 # stdout and one line on stderr starting "dptrain: ".  A private run reports

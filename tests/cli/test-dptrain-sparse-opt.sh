@@ -1,6 +1,6 @@
 #!/bin/sh
 # test-dptrain-sparse-opt.sh - black-box tests of `dptrain sparse-erm` and
-# `dptrain sparse-sgd` (seed 004; run by `make check`).
+# `dptrain sparse-sgd` (Ghazi et al. NeurIPS 2024; run by `make check`).
 #
 # A usage or input error exits with status exactly 2, prints nothing on
 # stdout and one line on stderr starting "dptrain: ".  The epsilon a run

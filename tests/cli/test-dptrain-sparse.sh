@@ -1,5 +1,5 @@
 #!/bin/sh
-# test-dptrain-sparse.sh - black-box tests of `dptrain sparse-mean` (seed 004,
+# test-dptrain-sparse.sh - black-box tests of `dptrain sparse-mean` (Ghazi et al. NeurIPS 2024,
 # ../shared/notes/ntk-sparse-seeds-002-004.md 2.2-2.3; run by `make check`).
 #
 # A usage or input error exits with status exactly 2, prints nothing on

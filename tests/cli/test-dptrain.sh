@@ -7,7 +7,7 @@
 # Gaussian-DP value of what a record sees: DP-GLMtron over E epochs is
 # sqrt(E)/f-GDP, whose eps at delta = 1e-5 for f = 4, E = 4 (mu = 0.5) is
 # 1.9930914044151196 (mpmath, 40 digits, from delta(eps) = Phi(-eps/mu +
-# mu/2) - e^eps Phi(-eps/mu - mu/2)); DP-MBGLMtron's closed form (seed 003
+# mu/2) - e^eps Phi(-eps/mu - mu/2)); DP-MBGLMtron's closed form (Ding et al. UAI 2025,
 # Thm 3) at eps 1, delta 1e-5 is 2 sqrt(ln(1e5) + 1) = 7.0747227408486415.
 #
 # POSIX sh, awk and grep only.
@@ -78,7 +78,7 @@ expect_usage "histogram threshold: too few estimating records" "needs at least K
 expect_usage "histogram threshold is not DP-MBGLMtron's" "histogram" dp-mbglmtron $HSYN --epsilon 2 \
     --delta 1e-5 --threshold histogram --estimate-size 100
 expect_usage "--tail-b in (0, 1)" "--tail-b" dp-glmtron $HSYN --epsilon 2 --delta 1e-5 --tail-b 1
-# ---- classification: dptrain sgd | ncgd (seed 001) ----------------------------
+# ---- classification: dptrain sgd | ncgd (Koskela, arXiv 2024) -----------------
 # 300 rows, 3 features, 3 classes: feature (label) shifted by 2, made by awk
 awk 'BEGIN { srand(7); print "a,b,c,label"; for (i = 0; i < 300; i++) { y = i % 3; line = "";
     for (j = 0; j < 3; j++) { v = 2 * rand() - 1 + (j == y ? 2 : 0); line = line sprintf("%.6f,", v) }
