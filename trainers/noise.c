@@ -295,7 +295,12 @@ static void tail_enclosure(slow_state *S)
  * U, -1 when not; at the cap (last) always decided, by the lower ends. */
 static int decide(slow_state *S, int64_t j, int last)
 {
-    mpfr_prec_t p = S->n + 64;
+    /* The precision: 64 bits beyond what U's interval resolves relative
+     * to the smaller of U and 1 - U (only the ends of a tail are hard to
+     * tell apart, relatively); it grows with n. */
+    mpfr_srcptr side = mpfr_cmp_d(S->uhi, 0.5) <= 0 ? S->ulo : S->omlo;
+    mpfr_prec_t p = S->n + 64 + (mpfr_zero_p(side) ? -S->n : mpfr_get_exp(side));
+    if (p < 128) p = 128;
     mpfr_ptr vars[] = { S->a, S->yl, S->yh, S->al, S->ah, S->t1, S->t2, S->tlo, S->thi };
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) mpfr_set_prec(vars[i], p);
     /* a_j / g = j - 1/2 - f, enclosed in [yl, yh] (exact when p suffices) */
