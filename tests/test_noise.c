@@ -253,9 +253,12 @@ START_TEST(seeds_and_keys)
         REQUIRE(u == dpt_rng_uniform(b), "same seed, uniform %d differs", i);
         REQUIRE(u >= 0.0 && u < 1.0 && ldexp(u, 53) == nearbyint(ldexp(u, 53)), "dpt_rng_uniform gave %a", u);
     }
+    /* another seed, compared from the start: no word in common */
+    dpt_rng *d = seeded(42);
     int same = 0;
-    for (int i = 0; i < 4; i++) same += dpt_rng_u64(a) == dpt_rng_u64(c);
+    for (int i = 0; i < 4; i++) same += dpt_rng_u64(c) == dpt_rng_u64(d);
     ck_assert_int_eq(same, 0);
+    dpt_rng_free(d);
     ck_assert_int_eq(dpt_rng_is_seeded(a), 1);
     ck_assert_ptr_nonnull(strstr(dpt_rng_privacy_note(a), "not private"));
     dpa_error err = { 0 };
@@ -714,6 +717,84 @@ START_TEST(extreme_arguments)
 }
 END_TEST
 
+/* The margin at work: U placed where the double quantile errs to the
+ * other side of a cell boundary.  For U in [u, u + 2^-128) (u = m 2^-53,
+ * U's first words m 2^11 and 0) the true T = f + Z/g and the double path's
+ * f + z/g, z = sigma Pinv(u) as noise.c computes it, differ by GSL's
+ * rounding error (up to a few ulps); v = f g is chosen so that a boundary
+ * j + 1/2 lies between the two (2^-40 grid steps above the truth).  Without
+ * its margin the double path would return the wrong cell; with it the draw
+ * goes to MPFR, and is checked exactly.  (The search for such u mirrors
+ * noise.c's double formula only to aim; the check is the inversion.  The
+ * Laplace's log is correctly rounded in glibc, within half an ulp: too
+ * close to place a boundary whose sum with f still rounds across.) */
+START_TEST(margin_covers_quantile_error)
+{
+    double s = 1.0, g = grid(s), sg = s / g;
+    mpfr_t t, z, b, c, d;
+    mpfr_inits2(256, t, z, b, c, d, (mpfr_ptr)0);
+    mpfr_const_pi(c, MPFR_RNDN);
+    mpfr_mul_2ui(c, c, 1, MPFR_RNDN);
+    mpfr_sqrt(c, c, MPFR_RNDN);                     /* sqrt(2 pi) */
+    dpt_rng *r = seeded(850);
+    for (int law = DPT_NOISE_GAUSSIAN; law <= DPT_NOISE_GAUSSIAN; law++) {
+        int found = 0;
+        for (int tries = 0; tries < 20000 && found < 20; tries++) {
+            uint64_t m = 1 + dpt_rng_below(r, (UINT64_C(1) << 52) - 1);
+            double u = (double)m * 0x1p-53;
+            double zc = sg * gsl_cdf_ugaussian_Pinv(u);
+            /* the true Z(u) / g at 256 bits: Newton from GSL's value */
+            mpfr_set_d(z, gsl_cdf_ugaussian_Pinv(u), MPFR_RNDN);
+            for (int it = 0; it < 3; it++) {
+                mpfr_sqrt_ui(t, 2, MPFR_RNDN);
+                mpfr_div(t, z, t, MPFR_RNDN);
+                mpfr_neg(t, t, MPFR_RNDN);
+                mpfr_erfc(b, t, MPFR_RNDN);
+                mpfr_div_2ui(b, b, 1, MPFR_RNDN);
+                mpfr_sub_d(b, b, u, MPFR_RNDN);
+                mpfr_sqr(d, z, MPFR_RNDN);
+                mpfr_div_2ui(d, d, 1, MPFR_RNDN);
+                mpfr_neg(d, d, MPFR_RNDN);
+                mpfr_exp(d, d, MPFR_RNDN);
+                mpfr_div(d, d, c, MPFR_RNDN);
+                mpfr_div(b, b, d, MPFR_RNDN);
+                mpfr_sub(z, z, b, MPFR_RNDN);
+            }
+            mpfr_mul_d(z, z, sg, MPFR_RNDN);
+            if (mpfr_cmp_d(z, zc) >= 0) continue;   /* the double errs upwards here only */
+            /* b = the half-integer nearest to Z/g + 2^-40; f = b - Z/g - 2^-40, rounded down */
+            mpfr_set_ui_2exp(t, 1, -40, MPFR_RNDN);
+            mpfr_add(t, t, z, MPFR_RNDN);
+            mpfr_sub_d(b, t, 0.5, MPFR_RNDN);
+            mpfr_rint(b, b, MPFR_RNDN);
+            mpfr_add_d(b, b, 0.5, MPFR_RNDN);
+            mpfr_sub(d, b, t, MPFR_RNDN);
+            double f = mpfr_get_d(d, MPFR_RNDD), bd = mpfr_get_d(b, MPFR_RNDN);
+            if (!(fabs(f) <= 0.5) || !(f + zc > bd)) continue;     /* the double path's f + z, unwidened */
+            found++;
+            uint64_t prefix[2] = { m << 11, 0 };
+            struct exact_case ec = { law, f * g, s, 0, 0 };
+            dpt_noise_probe pr = { .prefix = prefix, .nprefix = 2 };
+            dpt_rng *a = seeded(860 + (uint64_t)tries), *tw = seeded(860 + (uint64_t)tries);
+            double out = dpt_noise_probe_draw(a, law, ec.v, s, 0, &pr);
+            uint64_t w[64];
+            REQUIRE(pr.words <= 64, "%zu words", pr.words);
+            for (size_t k = 0; k < pr.words; k++) w[k] = k < 2 ? prefix[k] : dpt_rng_u64(tw);
+            char what[96];
+            snprintf(what, sizeof what, "%s, u = %a, v = %a: the double quantile errs across j + 1/2", law_name(law),
+                     u, ec.v);
+            assert_exact_draw(law, ec.v, s, 0, out, w, pr.words, what);
+            REQUIRE(pr.slow, "%s: decided without MPFR", what);
+            dpt_rng_free(a);
+            dpt_rng_free(tw);
+        }
+        ck_assert_msg(found >= 10, "%s: only %d quantiles found that err upwards", law_name(law), found);
+    }
+    dpt_rng_free(r);
+    mpfr_clears(t, z, b, c, d, (mpfr_ptr)0);
+}
+END_TEST
+
 /* The premise of the double path's margin (2^-44 relative on the quantile):
  * GSL's normal quantile is within 2^-47 of the truth on [2^-53, 1/2],
  * measured at dyadic points (the double path evaluates it at multiples of
@@ -788,6 +869,7 @@ int main(void)
     tcase_add_test(noise, paths_agree);
     tcase_add_loop_test(noise, draws_are_exact, 0, (int)(sizeof exact_cases / sizeof exact_cases[0]));
     tcase_add_test(noise, tails_are_exact);
+    tcase_add_test(noise, margin_covers_quantile_error);
     tcase_add_test(noise, slow_path_is_rare);
     tcase_add_test(noise, bad_arguments);
     tcase_add_test(noise, extreme_arguments);

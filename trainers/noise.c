@@ -35,22 +35,26 @@
  *    T(y) = P(Z <= -y s): F(a) = T(-a/s) for a <= 0 and 1 - F(a) = T(a/s)
  *    for a > 0, compared with 1 - U; no cancellation near either end.
  *
- * The margin of the double path, in grid steps: 2^-44 |Z/g| + 2^-32.  The
- * quantiles are within 2^-47 (32 ulps) of the truth, relatively: GSL's
- * gsl_cdf_ugaussian_Pinv is Wichura's AS 241 (PPND16), "accurate to about
- * 1 part in 10^16", evaluated as rational functions of degree 7 (a few
- * ulps more; tests/test_noise.c measures it against MPFR over [2^-53, 1/2]:
- * below 2^-50); the Laplace quantiles are one log or log1p of an exact
- * argument, and the truncated one's are conditioned to within a factor of
- * 2 (see tail_inv), with glibc's exp, expm1, log and log1p within 1 to 2
- * ulps (the glibc manual's "Errors in Math Functions").  The two roundings
- * of f + Z/g -/+ margin add at most 2^-52 (1 + |Z/g|); 2^-44 relative is
- * then 16 times the bound, and the absolute 2^-32 covers an underflowed f
- * (|v| < 2^-1022 g) and quantiles near 0.  What the margin costs: a draw
- * goes to MPFR when its widened interval meets a boundary (j +- 1/2),
- * about 2 x 2^-44 E|Z|/g ~ 1e-7 of draws, plus the tails where 2^-53 of U
- * is wider than a grid step (|Z| > 6.4 sigma, or 22 b): ~1e-7 in all,
- * independent of v (tests/test_noise.c and `make bench` measure it).
+ * The margin of the double path, in grid steps: 2^-44 |Z/g| + 2^-32.  It
+ * has to dominate the error of the double quantile, which is within
+ * 2^-47 (32 ulps) of the truth, relatively: GSL's gsl_cdf_ugaussian_Pinv
+ * is Wichura's AS 241 (PPND16), "accurate to about 1 part in 10^16",
+ * evaluated as rational functions of degree 7 (a few ulps more;
+ * tests/test_noise.c measures it against MPFR at multiples of 2^-53 in
+ * [2^-53, 1/2]: below 2^-50, and fails above 2^-47); the Laplace quantiles
+ * are one log of an exact argument, the truncated one's one log or log1p
+ * of an argument whose error reaches y within a factor of 2 (see
+ * tail_inv), with glibc's exp, expm1, log and log1p within 1 to 2 ulps
+ * (the glibc manual, "Errors in Math Functions"), and the product by s/g
+ * exact.  The two roundings of f + Z/g -/+ margin add at most
+ * 2^-52 (1 + |Z/g|).  2^-44 relative is 8 times that sum, and about 80
+ * times the largest error measured; the absolute 2^-32 covers an
+ * underflowed f (|v| < 2^-1022 g) and quantiles near 0.  What the margin
+ * costs: a draw goes to MPFR when its widened interval meets a boundary
+ * (j +- 1/2), about 2^-43 E|Z|/g ~ 1e-7 of the draws, plus the tails where
+ * 2^-53 of U is wider than a grid step (|Z| > 6.4 sigma, or 22 b, rarer
+ * still): about 1e-7 in all, and the same for every v, since only f
+ * enters (tests/test_noise.c and `make bench` measure it).
  *
  * Termination.  The search ends with probability 1, in practice after one
  * round: a comparison stays open past n bits of U with probability about
