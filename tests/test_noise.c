@@ -647,6 +647,7 @@ START_TEST(slow_path_is_rare)
                    (double)slow / (double)draws);
             ck_assert_msg((double)slow <= 1e-5 * (double)draws, "%s, v = %g: %lu slow draws of %lu", law_name(law),
                           vs[c], slow, draws);
+            dpt_rng_free(r);
         }
 }
 END_TEST
