@@ -57,8 +57,8 @@
  * enters (tests/test_noise.c and `make bench` measure it).
  *
  * Termination.  The search ends with probability 1, in practice after one
- * round: a comparison stays open past n bits of U with probability about
- * 2^-n.  U's bits are capped at NOISE_MAX_BITS (2^16); at the cap, which
+ * round: each further round of a comparison has probability about 2^-64
+ * (U within the enclosure's width of F(a_j)).  U's bits are capped at NOISE_MAX_BITS (2^16); at the cap, which
  * has probability about 2^-65000, a comparison is decided by U's lower end
  * against the enclosure's lower end (so still a valid draw for all
  * practical purposes, no longer certified).  j is kept in [-2^53, 2^53]
