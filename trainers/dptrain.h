@@ -100,6 +100,23 @@ double dpt_noise_truncated_laplace(dpt_rng *r, double v, double b, double A);
 /* DPA_OK, or DPA_EINVAL naming `who` when s is not a valid noise scale. */
 int dpt_noise_check_scale(double s, const char *who, dpa_error *err);
 
+/* For tests and benchmarks, not for trainers: one draw of `law` (A is used
+ * by the truncated Laplace only) exactly as the samplers above make it,
+ * with the path that decided it reported, and on request the double path
+ * skipped (the MPFR path alone then decides, with the same result) or U's
+ * first 64-bit words (most significant first) taken from `prefix` before
+ * r's.  The words used, prefix first and then r's in order, determine the
+ * draw: a test can recompute U's interval from them. */
+enum { DPT_NOISE_GAUSSIAN = 0, DPT_NOISE_LAPLACE = 1, DPT_NOISE_TRUNCATED_LAPLACE = 2 };
+typedef struct dpt_noise_probe {
+    int force_slow;             /* in: 1 = decide with MPFR only */
+    const uint64_t *prefix;     /* in: U's first words (NULL: all from r) */
+    size_t nprefix;             /* in: how many */
+    int slow;                   /* out: 1 when the MPFR path decided */
+    size_t words;               /* out: the 64-bit words of U used (prefix included) */
+} dpt_noise_probe;
+double dpt_noise_probe_draw(dpt_rng *r, int law, double v, double s, double A, dpt_noise_probe *probe);
+
 /* ---- data ------------------------------------------------------------------ */
 
 /* The loaders and generators refuse (DPA_EINVAL, with the sizes and the

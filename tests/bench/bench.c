@@ -1,5 +1,6 @@
 /*
- * bench.c - timings of the accountants (run by `make bench`).
+ * bench.c - timings of the accountants, the noise samplers and the trainers
+ * (run by `make bench`).
  *
  * Prints, for each operation, the mean wall time per call over enough
  * repetitions to take at least ~0.2 s, and the sizes involved.
@@ -287,6 +288,52 @@ static void train_run(void *p)
     if (dpt_glm_train(c->data, &o, &c->r, &err)) die(&err);
 }
 
+/* The noise samplers (trainers/noise.c) from a secure generator: ns per
+ * draw through the public functions (the double path, with the rare MPFR
+ * draws included), the share of draws the MPFR path decides, and its cost
+ * when forced. */
+static void noise_benches(void)
+{
+    dpa_error err = { 0 };
+    dpt_rng *r = NULL;
+    if (dpt_rng_new_secure(&r, &err)) die(&err);
+    const char *names[] = { "noise: dpt_noise_gaussian", "noise: dpt_noise_laplace",
+                            "noise: dpt_noise_truncated_laplace" };
+    const double v = 0.3, s = 1.0, A = 2.0;
+    for (int law = 0; law < 3; law++) {
+        volatile double sink = 0.0;
+        long draws = 0;
+        double start = now(), elapsed;
+        do {
+            for (int i = 0; i < 100000; i++)
+                sink = law == DPT_NOISE_GAUSSIAN  ? dpt_noise_gaussian(r, v, s)
+                       : law == DPT_NOISE_LAPLACE ? dpt_noise_laplace(r, v, s)
+                                                  : dpt_noise_truncated_laplace(r, v, s, A);
+            draws += 100000;
+            elapsed = now() - start;
+        } while (elapsed < 0.5);
+        (void)sink;
+        long slow = 0, n = 10000000;
+        for (long i = 0; i < n; i++) {
+            dpt_noise_probe p = { 0 };
+            dpt_noise_probe_draw(r, law, v, s, A, &p);
+            slow += p.slow;
+        }
+        long forced = 2000;
+        double t0 = now();
+        for (long i = 0; i < forced; i++) {
+            dpt_noise_probe p = { .force_slow = 1 };
+            dpt_noise_probe_draw(r, law, v, s, A, &p);
+        }
+        double slow_us = (now() - t0) / (double)forced * 1e6;
+        printf("%-44s %-26s %10.1f ns  (%ld draws)\n", names[law], law == 2 ? "v=0.3, b=1, A=2" : "v=0.3, s=1",
+               elapsed / (double)draws * 1e9, draws);
+        printf("     %-40s MPFR path on %ld of %ld draws (%.2g), %.1f us each when forced\n", "", slow, n,
+               (double)slow / (double)n, slow_us);
+    }
+    dpt_rng_free(r);
+}
+
 static void trainer_benches(void)
 {
     dpt_synthetic_spec spec;
@@ -510,6 +557,7 @@ int main(void)
     }
     pld_benches();
     shuffle_benches();
+    noise_benches();
     trainer_benches();
     classification_benches();
     seed_002_004_benches();
