@@ -1401,7 +1401,7 @@ END_TEST
 START_TEST(sparse_sgd_draws_are_uniform)
 {
     double t0 = now();
-    const size_t n = 32, b = 8, R = 2000;
+    const size_t n = 32, b = 8, R = 4000;
     dpt_dataset D = one_hot(n, 1.0);
     double w[32], dense_in[32] = { 0 }, single[32] = { 0 }, p[32];
     dpt_rng *rng = own_rng(830);
@@ -1431,13 +1431,13 @@ START_TEST(sparse_sgd_draws_are_uniform)
             ck_assert_int_eq(total, dense ? (long)b : 1);
         }
     for (size_t j = 0; j < n; j++) p[j] = 1.0 / (double)n;
-    multinomial_check("sparse SGD bias-reduced: the single index i over 2000 steps vs uniform on 32 rows", single, p, n);
+    multinomial_check("sparse SGD bias-reduced: the single index i over 4000 steps vs uniform on 32 rows", single, p, n);
     double q = (double)b / (double)n, stat = 0.0;
     for (size_t j = 0; j < n; j++)
         stat += (dense_in[j] - (double)R * q) * (dense_in[j] - (double)R * q) / ((double)R * q * (1.0 - q));
     stat *= (double)(n - 1) / (double)n;
     double hi = gsl_cdf_chisq_Qinv(ALPHA, (double)(n - 1));
-    printf("sparse SGD dense: batch membership over 2000 steps: chi2 %.1f on %zu dof (accepted <= %.1f)\n", stat, n - 1,
+    printf("sparse SGD dense: batch membership over 4000 steps: chi2 %.1f on %zu dof (accepted <= %.1f)\n", stat, n - 1,
            hi);
     ck_assert_double_le(stat, hi);
     dpt_rng_free(rng);
