@@ -867,7 +867,9 @@ static void pit_check(const char *what, const pit *h)
  * the chi2(k) CDF is uniform.  The v = e_i give E[S_ii] = Sigma_ii and
  * Var(S_ii) = 2 Sigma_ii^2 / k, the v = e_i +- e_j the off-diagonal entries:
  * E[S_ij] = Sigma_ij and Var(S_ij) = (Sigma_ii Sigma_jj + Sigma_ij^2) / k,
- * printed and held to 25% (>= 7 standard errors) besides.  Both samplers:
+ * printed and held to 35% besides (the sample variance of 4000 draws has a
+ * relative standard error of 4.0% at k = 2, where S_ij's kurtosis is 7.3,
+ * and 2.8% at k = 7: 8.8 and 12 standard errors).  Both samplers:
  * Bartlett's (k >= n) and explicit samples (k < n). */
 START_TEST(gsm_sample_is_wishart)
 {
@@ -907,7 +909,7 @@ START_TEST(gsm_sample_is_wishart)
         double want = (sigma[0] * sigma[4] + sigma[1] * sigma[1]) / (double)k;
         printf("GSM k = %llu: E[S_01] %.4f (Sigma_01 %.4f), Var(S_01) k / (Sigma_00 Sigma_11 + Sigma_01^2) = %.4f\n",
                (unsigned long long)k, mean, sigma[1], var / want);
-        ck_assert_double_le(fabs(var / want - 1.0), 0.25);
+        ck_assert_double_le(fabs(var / want - 1.0), 0.35);
     }
     dpt_rng_free(rng);
     took("gsm_sample_is_wishart", t0);
