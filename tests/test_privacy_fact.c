@@ -792,7 +792,7 @@ END_TEST
  * <a, z> (w.a)(w.z), so the class-1 score of the query e_j is alpha z_j
  * w_j (w.z), z = e_1 + Z the noisy row and alpha = 1/Ktilde.  Dividing by
  * w_j and by the score of e_1 leaves Z_j / (1 + Z_1), i.e. Z_j to a relative
- * A ~ 12 b ~ 2e-4 (|Z_1| <= A), for j = 2..p.  Z is claimed to be truncated
+ * A = 12 b ~ 1.2e-4 (|Z_1| <= A), for j = 2..p.  Z is claimed to be truncated
  * Laplace of scale sqrt(p) beta / eps_features (sensitivity over eps, the
  * header's step 3) on [-A, A], A the reported tlap_bound. */
 START_TEST(ntk_feature_noise_matches_report)
