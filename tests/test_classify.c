@@ -7,7 +7,9 @@
  * the note's (its own PLD); a step that breaks the bound's precondition is refused
  * with the valid range; matching eps through lambda lands on the note's
  * eta lambda; without noise and with q = 1 DP-SGD is full-batch gradient
- * descent; the injected noise has the calibrated variance.
+ * descent; NoisyCGD's batch count and its refusal of the ReLU network.
+ * The noise and the sampling are measured from the trainers' output in
+ * test_privacy_fact.c.
  */
 #include "dptrain.h"
 #include "test_rng_util.h"
@@ -240,10 +242,11 @@ START_TEST(sgd_without_noise_is_gradient_descent)
 }
 END_TEST
 
-/* The noise drawn has the variance asked for: its energy over the expected
- * one is a chi-square / k, within 6 sqrt(2/k) of 1; NoisyCGD runs floor(n/b)
- * batches per epoch and reports the left-over examples. */
-START_TEST(noise_has_the_calibrated_std)
+/* A private NoisyCGD run (beta given, rows scaled to it) runs floor(n/b)
+ * batches per epoch and reports the left-over examples; the ReLU network
+ * is refused.  (The noise it draws is measured from its output in
+ * test_privacy_fact.c.) */
+START_TEST(ncgd_counts_batches_and_refuses_relu)
 {
     dpt_dataset D = blobs(205, 40, 10, 3);
     dpt_model_spec spec = { DPT_MODEL_SOFTMAX, 10, 1, 1, 1 };
@@ -259,10 +262,7 @@ START_TEST(noise_has_the_calibrated_std)
     dpt_cls_result r;
     if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_msg(dpt_cls_train(&D, m, &o, &r, &err) == DPA_OK, "%s", err.message);
-    double k = (double)r.steps * (double)dpt_model_size(m);
-    printf("noise: ratio %.4f over %.0f draws; %llu steps, %zu unused\n", r.noise_ratio, k,
-           (unsigned long long)r.steps, r.unused);
-    ck_assert_double_le(fabs(r.noise_ratio - 1.0), 6.0 * sqrt(2.0 / k));
+    printf("NoisyCGD: %llu steps, %zu unused\n", (unsigned long long)r.steps, r.unused);
     ck_assert_uint_eq(r.steps, 12);
     ck_assert_uint_eq(r.unused, 5);
     /* the ReLU network is not convex: NoisyCGD refuses it */
@@ -290,7 +290,7 @@ int main(void)
     tcase_add_test(tc, match_epsilon_finds_the_notes_eta_lambda);
     tcase_add_test(tc, calibrated_sigma_is_tight);
     tcase_add_test(tc, sgd_without_noise_is_gradient_descent);
-    tcase_add_test(tc, noise_has_the_calibrated_std);
+    tcase_add_test(tc, ncgd_counts_batches_and_refuses_relu);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
