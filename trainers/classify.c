@@ -157,6 +157,10 @@ int dpt_cls_train(const dpt_dataset *train, dpt_model *model, const dpt_cls_opti
         beta = opt->smoothness > 0.0 ? opt->smoothness : data_beta;
     }
     if ((st = cls_noise(train->n, beta, opt, out, err))) return st;
+    if (!opt->noise_off &&
+        (st = dpt_noise_check_scale(dpt_scale_up(out->noise_multiplier * opt->clip), "dptrain: the noise std sigma C",
+                                    err)))
+        return st;
 
     cls_run R = { .data = train, .model = model, .opt = opt, .res = out, .beta = beta };
     R.size = dpt_model_size(model);

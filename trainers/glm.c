@@ -39,12 +39,17 @@ typedef struct {
     dpt_rng *rng;
     int off;
     double energy, expected;   /* sum of squares drawn, and its expectation */
+    double bad_scale;          /* the first noise std outside the samplers' range (0: none); the run then fails */
 } noise_source;
 
 static void add_noise(noise_source *ns, double *v, size_t d, double std)
 {
     if (ns->off || !(std > 0.0)) return;
     double s = dpt_scale_up(std);
+    if (dpt_noise_check_scale(s, "", NULL) != DPA_OK) {
+        if (ns->bad_scale == 0.0) ns->bad_scale = s;
+        return;
+    }
     for (size_t j = 0; j < d; j++) {
         double noisy = dpt_noise_gaussian(ns->rng, v[j], s);
         ns->energy += (noisy - v[j]) * (noisy - v[j]);
@@ -363,6 +368,10 @@ int dpt_glm_train(const dpt_dataset *train, const dpt_glm_options *options, dpt_
         case DPT_DP_SGD: sgd_steps(&R); break;
         }
     }
+    if (!st && R.ns.bad_scale != 0.0)
+        st = dpt_fail(err, DPA_EINVAL, "dptrain: a step's noise std %.6g is outside [%g, %g] (the clip or the noise "
+                      "multiplier is out of range); no model is released", R.ns.bad_scale, DPT_NOISE_MIN_SCALE,
+                      DPT_NOISE_MAX_SCALE);
     if (!st) {
         if (R.averaged) cblas_dscal((int)d, 1.0 / (double)R.averaged, R.avg, 1);
         out->w = R.avg;

@@ -73,6 +73,9 @@ int glm_histogram_check(const dpt_histogram_params *p, size_t m, dpa_error *err)
     if (p->groups < 1 || p->groups > m)
         return dpt_fail(err, DPA_EINVAL, "dptrain: the histogram threshold needs 1 <= K <= m estimating records, got K = %zu, "
                         "m = %zu", p->groups, m);
+    if (dpt_noise_check_scale(2.0 / (p->epsilon1 * (double)p->groups), "dptrain: the histogram's Laplace scale "
+                              "2/(eps1 K)", err))
+        return DPA_EINVAL;
     return DPA_OK;
 }
 

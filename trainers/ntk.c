@@ -575,6 +575,9 @@ int dpt_ntk_train(const dpt_dataset *train, const dpt_ntk_options *opt, dpt_ntk_
             /* Xtilde = X + Z, Z_ij i.i.d. TLap(sqrt(p) beta, eps_f, delta_f):
              * scale b = Delta / eps, support [-A, A] (Lemma G.2, note 1.6) */
             double b = sqrt((double)p) * opt->beta / opt->epsilon_features;
+            if ((st = dpt_noise_check_scale(b, "ntk: the feature noise's Laplace scale sqrt(d) beta / eps", err)) ||
+                (st = dpt_noise_check_scale(out->tlap_bound, "ntk: the feature noise's bound A", err)))
+                goto fail;
             for (size_t i = 0; i < n * p; i++) M->xt[i] = dpt_noise_truncated_laplace(rng, M->xt[i], b, out->tlap_bound);
         }
         int len = snprintf(out->accounting, sizeof out->accounting,

@@ -570,7 +570,9 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
             /* Laplace: l1 sensitivity ||z - z'||_1/n <= 2 L sqrt(s)/n, b = Delta_1/eps */
             res.sensitivity = 2.0 * L * sqrt((double)s) / nd;
             res.noise_scale = res.sensitivity / eps;
-            for (size_t j = 0; j < d; j++) estimate[j] = dpt_noise_laplace(rng, zbar[j], dpt_scale_up(res.noise_scale));
+            st = dpt_noise_check_scale(dpt_scale_up(res.noise_scale), "sparse mean: the Laplace scale", err);
+            for (size_t j = 0; !st && j < d; j++)
+                estimate[j] = dpt_noise_laplace(rng, zbar[j], dpt_scale_up(res.noise_scale));
             snprintf(res.accounting, sizeof res.accounting,
                      "%s: Laplace, l1 sensitivity 2L sqrt(s)/n = %.6g, b = %.6g, pure %g-DP (replace-one)%s", what,
                      res.sensitivity, res.noise_scale, eps,
@@ -582,7 +584,8 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
             if (st == DPA_OK) {
                 res.sensitivity = 2.0 * L / nd;
                 res.noise_scale = mult * res.sensitivity;
-                for (size_t j = 0; j < d; j++)
+                st = dpt_noise_check_scale(dpt_scale_up(res.noise_scale), "sparse mean: the Gaussian sigma", err);
+                for (size_t j = 0; !st && j < d; j++)
                     estimate[j] = dpt_noise_gaussian(rng, zbar[j], dpt_scale_up(res.noise_scale));
                 snprintf(res.accounting, sizeof res.accounting,
                          "%s: Gaussian (%s), l2 sensitivity 2L/n = %.6g, sigma = %.6g, (%g, %g)-DP (replace-one)%s",
@@ -624,13 +627,14 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
             if (st == DPA_OK) {
                 res.sensitivity = 2.0 * L / nd * factor;
                 res.noise_scale = mult * res.sensitivity;
-                for (size_t i = 0; i < m; i++) {
+                st = dpt_noise_check_scale(dpt_scale_up(res.noise_scale), "sparse mean: the Gaussian sigma", err);
+                for (size_t i = 0; !st && i < m; i++) {
                     double acc = 0.0;
                     const double *ai = A + i * d;
                     for (size_t j = 0; j < d; j++) acc += ai[j] * zbar[j];
                     b[i] = dpt_noise_gaussian(rng, acc, dpt_scale_up(res.noise_scale));
                 }
-                st = dpt_basis_pursuit(A, m, d, b, estimate, err);
+                if (!st) st = dpt_basis_pursuit(A, m, d, b, estimate, err);
             }
             if (st == DPA_OK) {
                 if (opt->rip_sensitivity)

@@ -441,6 +441,7 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
     memcpy(w, wopt, d * sizeof *w);
     if (!opt->noise_off) {
         double scale = dpt_scale_up(out->noise_scale);
+        if ((st = dpt_noise_check_scale(scale, "dptrain: sparse-erm: the noise scale", err))) goto done;
         for (size_t j = 0; j < d; j++)
             w[j] = gaussian ? dpt_noise_gaussian(opt->rng, w[j], scale) : dpt_noise_laplace(opt->rng, w[j], scale);
     }

@@ -124,5 +124,9 @@ awk 'BEGIN { print "a,b,c,y"; for (i = 0; i < 200; i++) printf "%d,0,%d,%d\n", i
 expect_usage "sparse-erm on user data needs --sparsity and --norm" "--sparsity and --norm" sparse-erm \
     --data "$TMP/sp.csv" --quiet
 
+# a noise std outside the samplers' range: no model, one clear line
+expect_usage "a noise std outside [1e-250, 1e250] is refused, no model released" "outside \\[1e-250" dp-glmtron $SYN \
+    --epsilon 1 --delta auto --clip 1e300
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
