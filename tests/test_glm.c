@@ -464,7 +464,8 @@ END_TEST
  * the cut b ln(1/delta1) + 1/K = 0.9 = 1 - b, so a histogram keeps its bin
  * with probability P[Lap(b) >= -b] = 1 - e^-1/2, and the output is not the
  * top bin only when all three keep theirs: (1 - e^-1/2)^3 = 0.543464...
- * Over 2000 seeds the frequency is within 4 standard deviations. */
+ * Over 2000 draws the frequency is within 5.3 standard deviations (a
+ * false failure below 1e-6; a Laplace half as wide keeps 0.81, 24 sd off). */
 START_TEST(histogram_cut_and_scale)
 {
     double y[2] = { 3, 3 };
@@ -484,7 +485,7 @@ START_TEST(histogram_cut_and_scale)
     }
     double pk = pow(1.0 - 0.5 * exp(-1.0), 3.0), sd = sqrt(pk * (1.0 - pk) / trials);
     printf("histogram: all three bins kept in %d of %d, expected %.4f +- %.4f\n", kept, trials, pk, sd);
-    ck_assert_double_le(fabs((double)kept / trials - pk), 4.0 * sd);
+    ck_assert_double_le(fabs((double)kept / trials - pk), 5.3 * sd);
     toy_free(&E);
 }
 END_TEST

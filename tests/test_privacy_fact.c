@@ -272,6 +272,68 @@ START_TEST(mbglmtron_noise_matches_report)
 }
 END_TEST
 
+/* DP-MBGLMtron's private threshold (Ding et al. UAI 2025, Alg 2 by noisy
+ * doubling): at level i the count of the batch's m estimating records with
+ * |residual| <= Delta 2^i gets N(0, L f^2) (L = ceil(log2(Upsilon /
+ * Delta)) rounds), and the first level whose noisy count reaches m sets the
+ * clip s = x_norm Delta 2^i (level L at the latest).  With x = 0 and every
+ * y = 1.5 Delta the count is 0 at level 0 and m above, so the level is 0
+ * with probability p0 = P[N(0, L f^2) >= m] and i >= 1 with probability
+ * (1 - p0) 2^-i (the last level takes the rest): the levels seen through
+ * on_clip against that law, f being the reported multiplier.  A count noise
+ * half as large gives p0 = 0.004 instead of 0.09. */
+typedef struct {
+    double base;          /* x_norm Delta: the clip at level 0 */
+    double *levels;       /* counts per level, cells 0..6 (6: 6 and above) */
+    long seen;
+} clip_levels;
+
+static void on_clip_level(void *ctx, uint64_t step, double clip)
+{
+    (void)step;
+    clip_levels *c = ctx;
+    double li = log2(clip / c->base);
+    long i = count_of("the threshold's level", li);
+    ck_assert_msg(i >= 0, "a clip %.6g below the lowest level %.6g", clip, c->base);
+    c->levels[i < 6 ? i : 6] += 1.0;
+    c->seen++;
+}
+
+START_TEST(mbglmtron_threshold_noise_matches_report)
+{
+    double t0 = now();
+    const size_t n = 600, m = 5, b = 1;
+    dpt_dataset D = zeros(n, 1);
+    dpt_glm_options o = glm_noise_options(DPT_DP_MBGLMTRON, 131);
+    for (size_t i = 0; i < n; i++) D.y[i] = 1.5 * o.grid_delta;
+    o.clip_rule = DPT_CLIP_PRIVATE;
+    o.noise_multiplier = 1.0;
+    o.batch_size = b;
+    o.estimate_size = m;
+    o.epochs = 100;
+    double levels[7] = { 0 };
+    /* x_norm = sqrt(2 alpha tr H) C2 log^{2a} N, tr H = d = 1, a = 0 */
+    clip_levels c = { sqrt(2.0 * o.alpha * 1.0) * o.c2 * o.grid_delta, levels, 0 };
+    o.on_clip = on_clip_level;
+    o.on_clip_ctx = &c;
+    dpt_glm_result r = glm_run(&D, &o);
+    unsigned L = (unsigned)ceil(log2(o.upsilon / o.grid_delta));
+    ck_assert_uint_eq(L, 14);
+    ck_assert_int_eq(c.seen, (long)(o.epochs * (n / (b + m))));
+    double sd = sqrt((double)L) * r.noise_multiplier;
+    double p0 = gsl_cdf_ugaussian_Q((double)m / sd), p[7];
+    p[0] = p0;
+    for (int i = 1; i < 6; i++) p[i] = (1.0 - p0) * ldexp(1.0, -i);
+    p[6] = (1.0 - p0) * ldexp(1.0, -5);      /* levels 6 .. L: the rest */
+    printf("DP-MBGLMtron threshold: reported f %.4g, L %u, count noise sd %.4g, P[level 0] %.4f, seen %.4f\n",
+           r.noise_multiplier, L, sd, p0, levels[0] / (double)c.seen);
+    multinomial_check("DP-MBGLMtron threshold levels (noisy doubling)", levels, p, 7);
+    dpt_glm_result_free(&r);
+    dpt_dataset_free(&D);
+    took("mbglmtron_threshold_noise_matches_report", t0);
+}
+END_TEST
+
 /* DP-SGD on the ReLU loss (Abadi et al.): noise std sigma C on the sum of
  * the clipped gradients, divided by the expected batch b.  With x = 0 (and
  * w_0 = 0) every gradient is 0. */
@@ -1460,6 +1522,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, glmtron_noise_matches_report);
     tcase_add_test(tc, mbglmtron_noise_matches_report);
+    tcase_add_test(tc, mbglmtron_threshold_noise_matches_report);
     tcase_add_test(tc, relu_dpsgd_noise_matches_report);
     tcase_add_test(tc, taglmtron_tree_noise_matches_report);
     tcase_add_test(tc, glmtron_shuffle_is_uniform);

@@ -330,6 +330,13 @@ typedef struct dpt_glm_options {
     /* called about every 1% of the steps (and at the end) when not NULL */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *progress_ctx;
+    /* Called with each clip that a threshold rule sets (not DPT_CLIP_FIXED):
+     * per step for DP-GLMtron and DP-TAGLMtron, per batch for DP-MBGLMtron
+     * (step counts from 0).  The clip is computed from the thresholds' noisy
+     * outputs only, so it is covered by the run's guarantee; the tests use
+     * it to measure the thresholds' noise.  May be NULL. */
+    void (*on_clip)(void *ctx, uint64_t step, double clip);
+    void *on_clip_ctx;
 } dpt_glm_options;
 
 void dpt_glm_defaults(dpt_glm_options *opt);

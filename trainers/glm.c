@@ -124,6 +124,13 @@ static double step_clip(run *R)
     return R->x_norm * noisy_doubling(pub, 0, pub->n, NULL, R->w, opt, 0.0, NULL);
 }
 
+/* A clip set by a threshold rule, told to the caller's hook. */
+static double told_clip(run *R, double clip)
+{
+    if (R->opt->on_clip && R->opt->clip_rule != DPT_CLIP_FIXED) R->opt->on_clip(R->opt->on_clip_ctx, R->steps, clip);
+    return clip;
+}
+
 static void step_done(run *R)
 {
     R->steps++;
@@ -153,7 +160,7 @@ static void glmtron_epochs(run *R)
             const double *x = D->x + R->perm[t] * D->d;
             double r = relu(cblas_ddot((int)D->d, x, 1, R->w, 1)) - D->y[R->perm[t]];
             if (private_run) {
-                double gamma = step_clip(R);
+                double gamma = told_clip(R, step_clip(R));
                 clipped_residual(x, D->d, r, gamma, R->l);
                 add_noise(&R->ns, R->l, D->d, 2.0 * R->f * gamma);
             } else {
@@ -196,7 +203,7 @@ static int taglmtron_epochs(run *R)
         for (size_t t = 1; t <= D->n; t++) {
             const double *x = D->x + R->perm[t - 1] * d;
             double r = relu(cblas_ddot((int)d, x, 1, R->w, 1)) - D->y[R->perm[t - 1]];
-            double gamma = step_clip(R);
+            double gamma = told_clip(R, step_clip(R));
             if (gamma > Gamma) Gamma = gamma;
             clipped_residual(x, d, r, gamma, R->l);
             /* the node completed at t is at the level of t's lowest set bit:
@@ -243,6 +250,7 @@ static void mbglmtron_epochs(run *R)
             if (opt->clip_rule == DPT_CLIP_FIXED) s = opt->clip;
             else if (opt->clip_rule == DPT_CLIP_PUBLIC) s = step_clip(R);
             else s = R->x_norm * noisy_doubling(D, base, m, R->perm, R->w, opt, count_std, &R->ns);
+            told_clip(R, s);
             memset(R->l, 0, d * sizeof *R->l);
             for (size_t i = 0; i < b; i++) {
                 size_t row = R->perm[base + m + i];
