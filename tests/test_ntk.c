@@ -300,8 +300,9 @@ static void gsm_moments(uint64_t k, size_t N)
     double *dev = malloc(N * n * n * sizeof *dev);
     ck_assert(sum && sum2 && sum4 && dev);
     dpa_error err = { 0 };
+    dpt_rng *rng = test_rng(1000 + k);     /* one stream: the N draws are independent */
     for (size_t t = 0; t < N; t++) {
-        ck_assert_int_eq(dpt_gsm_sample(sigma, n, k, test_rng(1000 + (uint64_t)t), out, &err), DPA_OK);
+        ck_assert_int_eq(dpt_gsm_sample(sigma, n, k, rng, out, &err), DPA_OK);
         for (size_t q = 0; q < n * n; q++) {
             dev[t * n * n + q] = out[q] - sigma[q];
             sum[q] += dev[t * n * n + q];

@@ -27,7 +27,9 @@ static dpt_rng *test_rng(uint64_t seed)
     dpa_error err = { 0 };
     ck_assert_int_eq(dpt_rng_new_seeded(seed, &r, &err), DPA_OK);
     if (test_rng_count == 0) atexit(test_rng_free_all);
-    if (test_rng_count < TEST_RNG_MAX) test_rngs[test_rng_count++] = r;
+    /* a test that needs more generators than this should reuse one */
+    ck_assert_msg(test_rng_count < TEST_RNG_MAX, "test_rng: more than %d generators", TEST_RNG_MAX);
+    test_rngs[test_rng_count++] = r;
     return r;
 }
 
