@@ -53,10 +53,10 @@ for alg in dp-glmtron dp-taglmtron dp-mbglmtron dp-relu-sgd; do
     [ "$alg" = dp-mbglmtron ] && extra="--threshold private --batch-size 20"
     [ "$alg" = dp-relu-sgd ] && extra="--init-scale 1"
     # shellcheck disable=SC2086
-    private_in_fact "$alg" $alg $SYN --epsilon 1 --delta auto $extra
-    # shellcheck disable=SC2086
     private_in_fact "$alg (json)" $alg $SYN --epsilon 1 --delta auto $extra --format json
 done
+# the table report too
+private_in_fact "dp-glmtron (table)" dp-glmtron $SYN --epsilon 1 --delta auto
 
 # classification: 300 rows, 3 features, 3 classes
 awk 'BEGIN { srand(7); print "a,b,c,label"; for (i = 0; i < 300; i++) { y = i % 3; line = "";
