@@ -850,6 +850,22 @@ END_TEST
 
 /* ---- NTK regression ---------------------------------------------------------------- */
 
+/* One training row x = e_1 in R^p with label 1 (two classes) and an NTK
+ * of one neuron (seeded by `seed`), beta 1e-6, its noise from a generator
+ * of its own (`rng_seed`; the caller frees o->rng). */
+static dpt_dataset ntk_one_row(size_t p, dpt_ntk_options *o, unsigned long seed, uint64_t rng_seed)
+{
+    dpt_dataset D = zeros(1, p);
+    D.x[0] = 1.0;
+    D.y[0] = 1.0;
+    dpt_ntk_defaults(o);
+    o->width = 1;
+    o->beta = 1e-6;
+    o->seed = seed;
+    o->rng = own_rng(rng_seed);
+    return D;
+}
+
 /* One training row x = e_1 (label 1, two classes), one neuron w: K(a, z) =
  * <a, z> (w.a)(w.z), so the class-1 score of the query e_j is alpha z_j
  * w_j (w.z), z = e_1 + Z the noisy row and alpha = 1/Ktilde.  Dividing by
@@ -861,15 +877,8 @@ START_TEST(ntk_feature_noise_matches_report)
 {
     double t0 = now();
     const size_t p = 101, R = 100;
-    dpt_dataset D = zeros(1, p);
-    D.x[0] = 1.0;
-    D.y[0] = 1.0;
     dpt_ntk_options o;
-    dpt_ntk_defaults(&o);
-    o.width = 1;
-    o.beta = 1e-6;
-    o.seed = 5;
-    o.rng = own_rng(501);
+    dpt_dataset D = ntk_one_row(p, &o, 5, 501);
     double *w = malloc(p * sizeof *w), *queries = calloc(p * p, sizeof *queries), *scores = malloc(2 * p * sizeof *scores);
     dpa_error err = { 0 };
     ck_assert_int_eq(dpt_ntk_neurons(1, p, o.weight_std, o.seed, w, &err), DPA_OK);
@@ -987,17 +996,10 @@ START_TEST(ntk_gsm_matches_reported_k)
 {
     double t0 = now();
     const size_t p = 5, R = 1000;
-    dpt_dataset D = zeros(1, p);
-    D.x[0] = 1.0;
-    D.y[0] = 1.0;
     dpt_ntk_options o;
-    dpt_ntk_defaults(&o);
-    o.width = 1;
-    o.beta = 1e-6;
+    dpt_dataset D = ntk_one_row(p, &o, 6, 503);
     o.samples = 4;
     o.features_noise_off = 1;
-    o.seed = 6;
-    o.rng = own_rng(503);
     double w[5], scores[2];
     dpa_error err = { 0 };
     ck_assert_int_eq(dpt_ntk_neurons(1, p, o.weight_std, o.seed, w, &err), DPA_OK);
