@@ -207,6 +207,19 @@ static double walk_average_var(double eta, double s, uint64_t T)
     return eta * eta * s * s * (t - 1.0) * (2.0 * t - 1.0) / (6.0 * t);
 }
 
+/* The released average of w_0 .. w_{T-1} (d coordinates) of T steps of
+ * noise alone, per-step std `step_std` from the report: against the claimed
+ * variance walk_average_var (an exact chi-square test of the d values). */
+static void walk_check(const char *what, const dpt_glm_result *r, size_t d, double eta, double step_std)
+{
+    double V = walk_average_var(eta, step_std, r->steps);
+    gauss_acc a = { 0 };
+    for (size_t j = 0; j < d; j++) gauss_add(&a, r->w[j], V);
+    printf("%s: reported multiplier %.4g, per-step std %.6g, %llu steps: claimed variance %.6g\n", what,
+           r->noise_multiplier, step_std, (unsigned long long)r->steps, V);
+    gauss_check(what, &a);
+}
+
 static dpt_glm_options glm_noise_options(dpt_algorithm alg, uint64_t seed)
 {
     dpt_glm_options o;
@@ -234,12 +247,7 @@ START_TEST(glmtron_noise_matches_report)
     dpt_glm_result r = glm_run(&D, &o);
     ck_assert_uint_eq(r.steps, o.epochs * n);
     ck_assert(isfinite(r.epsilon));
-    double V = walk_average_var(o.learning_rate, 2.0 * r.noise_multiplier * o.clip, r.steps);
-    gauss_acc a = { 0 };
-    for (size_t j = 0; j < d; j++) gauss_add(&a, r.w[j], V);
-    printf("DP-GLMtron: reported f %.4g, clip %.3g, %llu steps: claimed variance %.6g\n", r.noise_multiplier, o.clip,
-           (unsigned long long)r.steps, V);
-    gauss_check("DP-GLMtron noise (x = 0)", &a);
+    walk_check("DP-GLMtron noise (x = 0)", &r, d, o.learning_rate, 2.0 * r.noise_multiplier * o.clip);
     dpt_glm_result_free(&r);
     dpt_dataset_free(&D);
     took("glmtron_noise_matches_report", t0);
@@ -260,12 +268,8 @@ START_TEST(mbglmtron_noise_matches_report)
     o.epochs = 2;
     dpt_glm_result r = glm_run(&D, &o);
     ck_assert_uint_eq(r.steps, o.epochs * (n / o.batch_size));
-    double V = walk_average_var(o.learning_rate, 2.0 * r.noise_multiplier * o.clip / (double)o.batch_size, r.steps);
-    gauss_acc a = { 0 };
-    for (size_t j = 0; j < d; j++) gauss_add(&a, r.w[j], V);
-    printf("DP-MBGLMtron: reported f %.4g, clip %.3g, b %zu, %llu steps: claimed variance %.6g\n", r.noise_multiplier,
-           o.clip, o.batch_size, (unsigned long long)r.steps, V);
-    gauss_check("DP-MBGLMtron noise (x = 0)", &a);
+    walk_check("DP-MBGLMtron noise (x = 0)", &r, d, o.learning_rate,
+               2.0 * r.noise_multiplier * o.clip / (double)o.batch_size);
     dpt_glm_result_free(&r);
     dpt_dataset_free(&D);
     took("mbglmtron_noise_matches_report", t0);
@@ -349,12 +353,8 @@ START_TEST(relu_dpsgd_noise_matches_report)
     o.init_scale = 0.0;
     dpt_glm_result r = glm_run(&D, &o);
     ck_assert_uint_eq(r.steps, 8);     /* ceil(E / q), q = b / n = 1/4 */
-    double V = walk_average_var(o.learning_rate, r.noise_multiplier * o.clip / (double)o.batch_size, r.steps);
-    gauss_acc a = { 0 };
-    for (size_t j = 0; j < d; j++) gauss_add(&a, r.w[j], V);
-    printf("ReLU DP-SGD: reported sigma %.4g, C %.3g, b %zu, %llu steps: claimed variance %.6g\n", r.noise_multiplier,
-           o.clip, o.batch_size, (unsigned long long)r.steps, V);
-    gauss_check("ReLU DP-SGD noise (x = 0)", &a);
+    walk_check("ReLU DP-SGD noise (x = 0)", &r, d, o.learning_rate,
+               r.noise_multiplier * o.clip / (double)o.batch_size);
     dpt_glm_result_free(&r);
     dpt_dataset_free(&D);
     took("relu_dpsgd_noise_matches_report", t0);

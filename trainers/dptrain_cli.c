@@ -263,9 +263,17 @@ void data_use_add(cli_data_use *u, cli_use_kind kind, const char *fmt, ...)
     u->n++;
 }
 
-void data_use_common(cli_data_use *u, size_t train_n, size_t test_n, const char *guarantee, const char *train_metrics)
+void data_use_common(cli_data_use *u, size_t train_n, size_t test_n, int priv, int seeded, const char *what,
+                     const char *train_metrics)
 {
-    data_use_add(u, USE_COVERED, "the %zu training rows, %s", train_n, guarantee);
+    const char *guarantee = !priv ? "without privacy (not a private run)"
+                            : seeded ? "under the accounting above, which needs secret noise: with --seed it is "
+                                       "reproducible, so this run is NOT private"
+                                     : "under the guarantee above";
+    if (priv && what)
+        data_use_add(u, USE_COVERED, "the %zu training rows, %s %s", train_n, what, guarantee);
+    else
+        data_use_add(u, USE_COVERED, "the %zu training rows, %s", train_n, guarantee);
     if (test_n) data_use_add(u, USE_EVALUATION, "the %zu held-out test rows, for the test metrics", test_n);
     if (train_metrics) data_use_add(u, USE_EVALUATION, "the training rows' %s", train_metrics);
 }

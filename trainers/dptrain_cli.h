@@ -99,10 +99,13 @@ typedef enum {
     USE_EVALUATION     /* a number reported beside the model (a loss, an accuracy), not private */
 } cli_use_kind;
 void data_use_add(cli_data_use *u, cli_use_kind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* The uses every trainer shares: the training rows under `guarantee`, the
- * held-out test rows (when test_n > 0) and the training-set metrics named
- * in `train_metrics` (NULL: none) as evaluation. */
-void data_use_common(cli_data_use *u, size_t train_n, size_t test_n, const char *guarantee, const char *train_metrics);
+/* The uses every trainer shares: the training rows (`what` of them: NULL
+ * for the rows themselves, or e.g. "their features") under the run's
+ * guarantee, said to be void when `seeded` (--seed: reproducible noise) and
+ * absent when not `priv`; the held-out test rows (when test_n > 0) and the
+ * training-set metrics named in `train_metrics` (NULL: none) as evaluation. */
+void data_use_common(cli_data_use *u, size_t train_n, size_t test_n, int priv, int seeded, const char *what,
+                     const char *train_metrics);
 /* The "data use" lines of the table report (one per entry). */
 void data_use_print_table(const cli_data_use *u);
 /* "  \"data_use\": [ ... ],\n" for the JSON report (strings escaped). */

@@ -240,11 +240,7 @@ static void print_report(const cls_args *a, const char *cmd, const dpt_dataset *
     const char *mname = names[a->model.kind];
     int priv = isfinite(res->epsilon);
     int seeded = dpt_rng_is_seeded(a->opt.rng);
-    data_use_common(use, train->n, test != train ? test->n : 0,
-                    !priv ? "without privacy (not a private run)"
-                    : seeded ? "under the accounting above, which needs secret noise: with --seed it is "
-                               "reproducible, so this run is NOT private"
-                             : "under the guarantee above",
+    data_use_common(use, train->n, test != train ? test->n : 0, priv, seeded, NULL,
                     test != train ? "loss and accuracy" : "loss and accuracy (also reported as the test metrics: "
                                                          "there is no test set)");
     char accounting[640], esc[1400];

@@ -412,11 +412,7 @@ int main(int argc, char **argv)
     int priv = isfinite(res.epsilon);
     int private_run = priv && !dpt_rng_is_seeded(rng) && !use.uncovered;
     /* the uses every run has, after the ones above */
-    data_use_common(&use, train.n, test.n,
-                    !priv ? "without privacy (not a private run)"
-                    : dpt_rng_is_seeded(rng) ? "under the accounting above, which needs secret noise: with --seed "
-                                               "it is reproducible, so this run is NOT private"
-                                             : "under the guarantee above",
+    data_use_common(&use, train.n, test.n, priv, dpt_rng_is_seeded(rng), NULL,
                     "loss and excess risk");
     char accounting[640], esc[1400];
     data_use_accounting(&use, res.accounting, accounting, sizeof accounting);

@@ -263,11 +263,7 @@ static void print_report(const ntk_args *a, const dpt_dataset *train, const dpt_
     int seeded = dpt_rng_is_seeded(o->rng);
     cli_data_use use = { 0 };
     data_use_loader(&use, a->input_format);
-    data_use_common(&use, train->n, test != train ? test->n : 0,
-                    !priv ? "without privacy (not a private run)"
-                    : seeded ? "their features under the accounting above, which needs secret noise: with --seed "
-                               "it is reproducible, so this run is NOT private"
-                             : "their features under the guarantee above",
+    data_use_common(&use, train->n, test != train ? test->n : 0, priv, seeded, "their features",
                     test != train ? "accuracy" : "accuracy (also reported as the test accuracy: there is no test set)");
     if (o->private_)
         data_use_add(&use, USE_COVERED, "the labels, and so the number of classes: public under the guarantee's "

@@ -278,11 +278,7 @@ static void print_report(const sp_args *a, const dpt_dataset *train, const dpt_d
     int priv = isfinite(r->epsilon);
     cli_data_use use = { 0 };
     if (a->data) data_use_loader(&use, a->input_format);
-    data_use_common(&use, train->n, test != train ? test->n : 0,
-                    !priv ? "without privacy (not a private run)"
-                    : a->seed_given ? "under the accounting above, which needs secret noise: with --seed it is "
-                                      "reproducible, so this run is NOT private"
-                                    : "under the guarantee above",
+    data_use_common(&use, train->n, test != train ? test->n : 0, priv, a->seed_given, NULL,
                     test != train ? "objective, excess risk and the non-private minimiser they are compared with"
                                   : "objective, excess risk, non-private minimiser, and the test metrics (there is "
                                     "no test set)");
