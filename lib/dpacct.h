@@ -202,7 +202,7 @@ int dpa_noisy_cgd_mu(const dpa_noisy_cgd_params *p, double *mu, dpa_error *err);
  * dpa_event_shuffled_local(epsilon0, 0, n, DPA_LOCAL_ANY). */
 dpa_event *dpa_event_shuffled(double epsilon0, uint64_t n, dpa_error *err);
 /* The class of the local randomizer, which decides how many other users
- * can hide the differing one (see accountants/shuffle_clones.c):
+ * can hide the differing one (see accountants/shuffle/shuffle_clones.c):
  * DPA_LOCAL_ANY: any (eps0, delta0)-DP randomizer (Feldman, McMillan &
  *   Talwar 2021, FOCS; delta0 > 0 by their Thm 3.8, which adds
  *   (e^eps + 1)(1 + e^-eps0 / 2) n delta0 to delta);
@@ -308,7 +308,7 @@ typedef struct dpa_options {
  * where the default grid of 94 takes milliseconds, and 1e6 orders took
  * minutes.  Any finite order > 1 is valid: the subsampled sums are exact up
  * to order 65536 and bounded by the unsampled Gaussian's alpha/(2 sigma^2)
- * above (accountants/rdp_curves.c), so a large order costs no more. */
+ * above (accountants/rdp/rdp_curves.c), so a large order costs no more. */
 #define DPA_MAX_ORDERS 10000
 
 /* Fill `opt` with the defaults; NULL is a no-op. */

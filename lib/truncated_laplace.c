@@ -16,7 +16,7 @@
  * (A >= Delta) exactly when delta <= 1/2.
  *
  * Its privacy loss distribution (the accountants' business) is in
- * accountants/pld_mechanisms.c.
+ * accountants/pld/pld_mechanisms.c.
  */
 #include "internal.h"
 

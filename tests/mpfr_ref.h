@@ -38,7 +38,7 @@ double ref_noisy_cgd_mu(double s_over_sigma, double x, unsigned long k, unsigned
 double ref_shuffle_delta(double eps0, unsigned long n, double eps);
 /* The same for larger n: the sum over c restricted to +-16 standard
  * deviations of Bin(n - 1, e^-eps0) (the rest is below 1e-50), each H_c
- * from the closed form of accountants/shuffle.c evaluated at 200 bits with
+ * from the closed form of accountants/shuffle/shuffle.c evaluated at 200 bits with
  * the pmf from lngamma and the CDF summed term by term. */
 double ref_shuffle_delta_window(double eps0, unsigned long n, double eps);
 /* delta(eps) of the clones pair with the clone probability of the class:

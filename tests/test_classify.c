@@ -1,6 +1,6 @@
 /*
  * test_classify.c - DP-SGD and NoisyCGD on the classification models
- * (trainers/classify.c, classify_privacy.c) of Koskela (arXiv 2024):
+ * (trainers/classify/classify.c, classify_privacy.c) of Koskela (arXiv 2024):
  * NoisyCGD's eps is the GDP bound of Bok, Su & Altschuler (ICML 2024; the
  * formula and the GDP profile written here, independently) and the
  * reference values of the notes on Koskela's paper; DP-SGD's eps against

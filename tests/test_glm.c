@@ -1,6 +1,6 @@
 /*
  * test_glm.c - the GLMtron family and DP-SGD for ReLU regression
- * (trainers/glm.c, glm_privacy.c): with the noise off every DP algorithm
+ * (trainers/glm/glm.c, glm_privacy.c): with the noise off every DP algorithm
  * (clipping included) and GLMtron match reference loops written here (the
  * noise itself, and the sampling, are measured from the output in
  * test_privacy_fact.c); the eps a trainer reports is the Gaussian-DP value of the mechanism a record

@@ -1,5 +1,5 @@
 /*
- * test_models.c - the classification models of Koskela, arXiv 2024 (trainers/models.c):
+ * test_models.c - the classification models of Koskela, arXiv 2024 (trainers/classify/models.c):
  * the logits follow the parameter layouts of dptrain.h (naive loops here);
  * the gradients match central finite differences of a cross-entropy
  * computed here from the logits; the closed-form per-example norms are the

@@ -1,5 +1,5 @@
 /*
- * test_ntk.c - private NTK regression (trainers/ntk.c; Gu et al. WACV 2025 as
+ * test_ntk.c - private NTK regression (trainers/ntk/ntk.c; Gu et al. WACV 2025 as
  * reconstructed in ../shared/notes/ntk-sparse-seeds-002-004.md, section 1).
  *
  * The references are independent of the code under test:

@@ -8,8 +8,8 @@
 #include "dpacct.h"
 #include "gaussian_profile.h"
 #include "numerics.h"
-#include "pld_grid.h"
-#include "pld_profiles.h"
+#include "pld/pld_grid.h"
+#include "pld/pld_profiles.h"
 #include "testutil.h"
 
 #include <check.h>

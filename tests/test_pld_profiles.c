@@ -11,8 +11,8 @@
 #include "mpfr_ref.h"
 #include "dpacct.h"
 #include "internal.h"
-#include "pld_grid.h"
-#include "pld_profiles.h"
+#include "pld/pld_grid.h"
+#include "pld/pld_profiles.h"
 #include "testutil.h"
 
 #include <check.h>

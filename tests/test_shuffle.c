@@ -1,5 +1,5 @@
 /*
- * test_shuffle.c - amplification by shuffling (accountants/shuffle.c,
+ * test_shuffle.c - amplification by shuffling (accountants/shuffle/shuffle.c,
  * shuffle_clones.c, and the pld accountant for composed rounds) against an
  * MPFR enumeration of the clones pair of Feldman, McMillan & Talwar 2021
  * (every (c, k) term at 256 bits; for larger n every c of the window, each

@@ -1,5 +1,5 @@
 /*
- * test_sparse.c - sparse DP mean estimation (trainers/sparse.c; Ghazi et al. NeurIPS 2024,
+ * test_sparse.c - sparse DP mean estimation (trainers/sparse/sparse.c; Ghazi et al. NeurIPS 2024,
  * ../shared/notes/ntk-sparse-seeds-002-004.md section 2):
  *  - the l1-ball projection against a brute force over the faces of the
  *    ball (small d) and the projection's variational inequality;

@@ -1,6 +1,6 @@
 /*
  * test_sparse_opt.c - DP optimisation with sparse gradients (Ghazi et al. NeurIPS 2024;
- * trainers/sparse_opt.c; the note ../shared/notes/ntk-sparse-seeds-002-004.md
+ * trainers/sparse/sparse_opt.c; the note ../shared/notes/ntk-sparse-seeds-002-004.md
  * 2.4-2.6), each against a value computed here independently:
  *  (1) the ERM minimiser satisfies the stationarity identity
  *      w = -(1/(lambda n)) sum grad f(w; z_i) (gradients written here), lies

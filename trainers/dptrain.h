@@ -529,7 +529,7 @@ int dpt_cls_train(const dpt_dataset *train, dpt_model *model, const dpt_cls_opti
  * loss (NoisyCGD only). */
 int dpt_cls_account(size_t n, double beta, const dpt_cls_options *opt, dpt_cls_result *out, dpa_error *err);
 
-/* ---- private NTK regression (trainers/ntk.c) ---------------------------------
+/* ---- private NTK regression (trainers/ntk/ntk.c) ---------------------------------
  *
  * Gu, Liang, Sha, Shi & Song, "Differential Privacy Mechanisms in Neural
  * Tangent Kernel Regression" (WACV 2025).
@@ -624,7 +624,7 @@ int dpt_ntk_kernel(const double *w, size_t m, size_t d, const double *a, size_t 
  * cover it. */
 int dpt_gsm_sample(const double *sigma, size_t n, uint64_t k, dpt_rng *rng, double *out, dpa_error *err);
 
-/* ---- sparse-gradient DP (trainers/sparse.c, sparse_opt.c) --------------------
+/* ---- sparse-gradient DP (trainers/sparse/sparse.c, sparse_opt.c) --------------------
  *
  * Ghazi, Guzman, Kamath, Kumar & Manurangsi, "Differentially Private
  * Optimization with Sparse Gradients" (NeurIPS 2024).
@@ -716,7 +716,7 @@ double dpt_rip_failure_log(size_t m, size_t d, size_t K);
 int dpt_basis_pursuit(const double *A, size_t m, size_t d, const double *b, double *z, dpa_error *err);
 
 /* Logistic regression on data with labels +-1: f(w; x, y) = ln(1 + e^-(y x.w)),
- * L = max ||x||_2, H = L^2/4.  (trainers/sparse_opt.c) */
+ * L = max ||x||_2, H = L^2/4.  (trainers/sparse/sparse_opt.c) */
 /* Output perturbation with l1 projection (Ghazi et al.): w_lambda = argmin (1/n)
  * sum f + (lambda/2) ||w||^2 (solved to a gradient norm <= 1e-10), plus
  * Laplace (delta = 0; sigma = Delta_1 / eps, Delta_1 given or the bound

@@ -1,9 +1,9 @@
 /*
  * fuzz_cli.c - libFuzzer target for the dpacct command line parser
- * (parse_command_line, accountants/cli_args.c): the input, split on NUL
+ * (parse_command_line, accountants/cli/cli_args.c): the input, split on NUL
  * bytes and newlines, is argv[1..]; parsing only, no query is run.
  */
-#include "cli_args.h"
+#include "cli/cli_args.h"
 
 #include <stdint.h>
 #include <stdio.h>

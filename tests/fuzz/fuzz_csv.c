@@ -1,5 +1,5 @@
 /*
- * fuzz_csv.c - libFuzzer target for dpt_load_csv (trainers/load_csv.c).
+ * fuzz_csv.c - libFuzzer target for dpt_load_csv (trainers/data/load_csv.c).
  * The input is the file; a first line "target:NAME" is taken off and passed
  * as the target column (else NULL: the last column).
  */

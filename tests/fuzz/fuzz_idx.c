@@ -1,5 +1,5 @@
 /*
- * fuzz_idx.c - libFuzzer target for dpt_load_idx (trainers/load_idx.c).
+ * fuzz_idx.c - libFuzzer target for dpt_load_idx (trainers/data/load_idx.c).
  * The input holds both files: a 4-byte big-endian length L, then L bytes of
  * the image file (L cut to what is there), then the label file.  Either may
  * be plain or gzip-compressed (zlib reads both).

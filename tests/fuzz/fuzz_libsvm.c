@@ -1,6 +1,6 @@
 /*
  * fuzz_libsvm.c - libFuzzer target for dpt_load_libsvm
- * (trainers/load_libsvm.c).  The input is the file; a first line "d:N" is
+ * (trainers/data/load_libsvm.c).  The input is the file; a first line "d:N" is
  * taken off and passed as the dimension (else 0: the largest index).
  */
 #include "dptrain.h"

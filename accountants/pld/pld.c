@@ -25,7 +25,7 @@
 #include "numerics.h"
 #include "pld_grid.h"
 #include "pld_profiles.h"
-#include "shuffle_clones.h"
+#include "shuffle/shuffle_clones.h"
 
 #include <float.h>
 #include <math.h>

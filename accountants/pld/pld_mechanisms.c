@@ -19,7 +19,7 @@
  * l_i > eps: non-negative terms, so no cancellation.
  */
 #include "pld_mechanisms.h"
-#include "shuffle_clones.h"
+#include "shuffle/shuffle_clones.h"
 #include "numerics.h"
 
 #include <float.h>

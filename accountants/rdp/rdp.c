@@ -13,7 +13,7 @@
 #include "internal.h"
 #include "numerics.h"
 #include "rdp_curves.h"
-#include "shuffle_clones.h"
+#include "shuffle/shuffle_clones.h"
 
 #include <float.h>
 #include <math.h>

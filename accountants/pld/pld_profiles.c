@@ -16,7 +16,7 @@
  */
 #include "pld_profiles.h"
 #include "pld_mechanisms.h"
-#include "shuffle_clones.h"
+#include "shuffle/shuffle_clones.h"
 #include "gaussian_profile.h"
 #include "internal.h"
 #include "numerics.h"
