@@ -56,6 +56,18 @@ typedef struct dpa_error {
 /* A sentence describing a status code (static storage). */
 const char *dpa_strerror(int status);
 
+/* `text` (user input: an argument, a path, a field of a file, a name)
+ * made fit to be echoed in a one-line message, into buf (size bytes,
+ * NUL-terminated; returns buf): a backslash is doubled, \n \r \t are
+ * written so, any other control byte, DEL, a byte that is not part of valid
+ * UTF-8, and the C1 controls, line/paragraph separators and bidirectional
+ * overrides are written \xNN (each byte), so the result is one printable
+ * line.  When it does not fit, it is cut at a character boundary and "..."
+ * marks the cut: at the end, or with DPA_ESCAPE_TAIL at the start (the end
+ * of a path is the informative part).  NULL text reads "(null)". */
+enum { DPA_ESCAPE_TAIL = 1 };
+const char *dpa_escape(const char *text, unsigned flags, char *buf, size_t size);
+
 /* Version of the library, "MAJOR.MINOR.PATCH". */
 const char *dpa_version(void);
 

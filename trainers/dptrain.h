@@ -18,16 +18,10 @@ extern "C" {
 
 /* ---- messages ---------------------------------------------------------------- */
 
-/* `text` (user input: an argument, a path, a field of a file) made fit to
- * be echoed in a one-line message, into buf (size bytes, NUL-terminated;
- * returns buf): a backslash is doubled, \n \r \t are written so, any
- * other control byte, DEL, a byte that is not part of valid UTF-8, and the
- * C1 controls, line/paragraph separators and bidirectional overrides are
- * written \xNN (each byte), so the result is one printable line.  When it
- * does not fit, it is cut at a character boundary and "..." marks the cut:
- * at the end, or with DPT_ESCAPE_TAIL at the start (the end of a path is
- * the informative part).  NULL text reads "(null)". */
-enum { DPT_ESCAPE_TAIL = 1 };
+/* dpa_escape of libdpacct (dpacct.h), under this library's prefix: `text`
+ * made fit to be echoed in a one-line message; DPT_ESCAPE_TAIL is
+ * DPA_ESCAPE_TAIL. */
+enum { DPT_ESCAPE_TAIL = DPA_ESCAPE_TAIL };
 const char *dpt_escape(const char *text, unsigned flags, char *buf, size_t size);
 
 /* ---- randomness ------------------------------------------------------------

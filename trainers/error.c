@@ -26,101 +26,11 @@ int dpt_fail(dpa_error *err, int status, const char *fmt, ...)
     return status;
 }
 
-/* The length of the valid, printable UTF-8 sequence at p (2 to 4 bytes),
- * or 0: a stray or truncated byte, an overlong form, a surrogate, a code
- * point above U+10FFFF, a C1 control (U+0080..U+009F, NEL among them), a
- * line or paragraph separator (U+2028, U+2029) or a bidirectional override
- * or isolate (U+202A..U+202E, U+2066..U+2069), which could break or reorder
- * the line a terminal shows. */
-static size_t utf8_printable(const unsigned char *p)
-{
-    size_t len;
-    uint32_t cp;
-    if (p[0] >= 0xC2 && p[0] <= 0xDF) { len = 2; cp = p[0] & 0x1Fu; }
-    else if (p[0] >= 0xE0 && p[0] <= 0xEF) { len = 3; cp = p[0] & 0x0Fu; }
-    else if (p[0] >= 0xF0 && p[0] <= 0xF4) { len = 4; cp = p[0] & 0x07u; }
-    else return 0;
-    for (size_t k = 1; k < len; k++) {      /* a NUL fails here: no read past the end */
-        if ((p[k] & 0xC0u) != 0x80u) return 0;
-        cp = cp << 6 | (p[k] & 0x3Fu);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0;
-    if ((cp >= 0xD800 && cp <= 0xDFFF) || cp <= 0x9F || cp == 0x2028 || cp == 0x2029 ||
-        (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
-        return 0;
-    return len;
-}
-
-/* The escaped form of the character at p into out (at most 4 bytes, not
- * terminated): its length; *used receives the bytes of p it stands for. */
-static size_t escape_char(const unsigned char *p, char *out, size_t *used)
-{
-    static const char hex[] = "0123456789abcdef";
-    *used = 1;
-    switch (*p) {
-    case '\\': out[0] = '\\'; out[1] = '\\'; return 2;
-    case '\n': out[0] = '\\'; out[1] = 'n'; return 2;
-    case '\r': out[0] = '\\'; out[1] = 'r'; return 2;
-    case '\t': out[0] = '\\'; out[1] = 't'; return 2;
-    default: break;
-    }
-    if (*p >= 0x20 && *p < 0x7F) {
-        out[0] = (char)*p;
-        return 1;
-    }
-    size_t len = *p >= 0x80 ? utf8_printable(p) : 0;
-    if (len) {
-        memcpy(out, p, len);
-        *used = len;
-        return len;
-    }
-    out[0] = '\\';
-    out[1] = 'x';
-    out[2] = hex[*p >> 4];
-    out[3] = hex[*p & 0xFu];
-    return 4;
-}
-
-/* Appends the escaped characters of p to buf at *k while they fit in
- * `limit` bytes; returns where it stopped. */
-static const unsigned char *escape_into(const unsigned char *p, char *buf, size_t *k, size_t limit)
-{
-    char one[4];
-    size_t used;
-    for (; *p; p += used) {
-        size_t len = escape_char(p, one, &used);
-        if (*k + len > limit) break;
-        memcpy(buf + *k, one, len);
-        *k += len;
-    }
-    return p;
-}
-
+/* One implementation of the escaping, in libdpacct (dpa_escape): the two
+ * libraries and both commands echo user input the same way. */
 const char *dpt_escape(const char *text, unsigned flags, char *buf, size_t size)
 {
-    if (!buf || !size) return buf;
-    const unsigned char *p = (const unsigned char *)(text ? text : "(null)");
-    char one[4];
-    size_t used, total = 0, cap = size - 1, k = 0;
-    for (const unsigned char *q = p; *q; q += used) total += escape_char(q, one, &used);
-    if (total <= cap) {
-        escape_into(p, buf, &k, cap);
-    } else {
-        size_t mark = cap >= 3 ? 3 : 0;    /* the "...", when there is room for it */
-        if (flags & DPT_ESCAPE_TAIL) {
-            /* whole characters dropped from the start until the rest fits */
-            for (; *p && total > cap - mark; p += used) total -= escape_char(p, one, &used);
-            memcpy(buf, "...", mark);
-            k = mark;
-            escape_into(p, buf, &k, cap);
-        } else {
-            escape_into(p, buf, &k, cap - mark);
-            memcpy(buf + k, "...", mark);
-            k += mark;
-        }
-    }
-    buf[k] = '\0';
-    return buf;
+    return dpa_escape(text, flags, buf, size);
 }
 
 const char *dpt_short_path(const char *path, size_t keep, char *buf, size_t size)

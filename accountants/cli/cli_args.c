@@ -7,7 +7,7 @@
  */
 
 #include "cli_args.h"
-#include "cli_format.h"
+#include "cli_toolkit.h"
 #include "dpacct.h"
 
 #include <ctype.h>
@@ -20,45 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- error reporting ------------------------------------------------------ */
-
-/* Print "dpacct: MESSAGE" as exactly one line: control characters coming
- * from user input (a value containing a newline) are replaced so that the
- * one-line promise holds whatever was typed. */
-void print_error_line(const char *message)
-{
-    char line[512];
-    snprintf(line, sizeof line, "%s", message);
-    for (char *p = line; *p; p++)
-        if (iscntrl((unsigned char)*p)) *p = '?';
-    fprintf(stderr, "dpacct: %s\n", line);
-}
-
-/* A usage error: one line, exit status 2. */
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-    char message[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    print_error_line(message);
-    return EXIT_USAGE;
-}
-
 /* ---- the options ---------------------------------------------------------- */
 
 #define OPT_BIT(id) (1u << (id))
-/* getopt_long values of the long options: above every character, so they
- * never collide with a short option. */
-#define OPT_VAL_BASE 256
 
-static const struct option_info {
-    const char *name;
-    const char *metavar; /* NULL: takes no value */
-    const char *help;
-} option_table[OPT_COUNT] = {
+/* The options of every subcommand (which accepts which: command_info). */
+static const cli_option option_table[OPT_COUNT] = {
     [OPT_SIGMA] = { "sigma", "X", "noise multiplier (noise std / sensitivity), X > 0" },
     [OPT_RATE] = { "sampling-rate", "Q", "Poisson sampling rate, 0 < Q <= 1 (default 1: no sampling)" },
     [OPT_BATCH] = { "batch-size", "B", "expected batch size; with --dataset-size, Q = B/N" },
@@ -113,183 +80,100 @@ int given(const cli *c, enum option_id id)
     return (c->seen & OPT_BIT(id)) != 0;
 }
 
-/* Quote a value for an error message, cut short so the line stays readable. */
-static const char *quoted(const char *text, char *buf, size_t size)
+/* The value domains of the options, as intervals for cli_parse_real. */
+static int parse_positive(enum option_id id, const char *arg, double *out)
 {
-    size_t n = strlen(text);
-    if (n + 3 <= size) snprintf(buf, size, "'%s'", text);
-    else snprintf(buf, size, "'%.*s...'", (int)(size - 6), text);
-    return buf;
+    return cli_parse_real(option_table[id].name, arg, 0.0, 1, INFINITY, 1, out);
 }
 
-typedef enum { REAL_POSITIVE, REAL_NONNEGATIVE, REAL_OPEN_UNIT, REAL_RATE } real_domain;
-
-static int in_domain(double x, real_domain domain)
+static int parse_nonnegative(enum option_id id, const char *arg, double *out)
 {
-    switch (domain) {
-    case REAL_POSITIVE: return x > 0.0;
-    case REAL_NONNEGATIVE: return x >= 0.0;
-    case REAL_OPEN_UNIT: return x > 0.0 && x < 1.0;
-    case REAL_RATE: return x > 0.0 && x <= 1.0;
-    }
-    return 0;
+    return cli_parse_real(option_table[id].name, arg, 0.0, 0, INFINITY, 1, out);
 }
 
-static const char *const real_expected[] = {
-    [REAL_POSITIVE] = "a positive number",
-    [REAL_NONNEGATIVE] = "a finite number >= 0",
-    [REAL_OPEN_UNIT] = "a number strictly between 0 and 1",
-    [REAL_RATE] = "a number in (0, 1]",
-};
-
-/* A finite real in `domain`.  strtod alone would accept leading blanks,
- * "nan", "inf" and a prefix of "1.5x"; each of those is refused here. */
-static int parse_real(enum option_id id, const char *text, real_domain domain, double *out)
+static int parse_open_unit(enum option_id id, const char *arg, double *out)
 {
-    char *end = NULL, q[80];
-    double x = NAN;
-    if (text[0] != '\0' && !isspace((unsigned char)text[0])) x = strtod(text, &end);
-    if (!end || end == text || *end != '\0' || !isfinite(x) || !in_domain(x, domain))
-        return usage_error("--%s: expected %s, got %s", option_table[id].name,
-                           real_expected[domain], quoted(text, q, sizeof q));
-    *out = x;
-    return EXIT_OK;
+    return cli_parse_real(option_table[id].name, arg, 0.0, 1, 1.0, 1, out);
 }
 
-/* A positive integer that fits in 64 bits.  strtoull would accept a sign
- * (wrapping "-1" to 2^64-1) and leading blanks: digits only are allowed. */
-static int parse_count(enum option_id id, const char *text, uint64_t *out)
+static int parse_count(enum option_id id, const char *arg, uint64_t *out)
 {
-    char *end = NULL, q[80];
-    unsigned long long v = 0;
-    if (isdigit((unsigned char)text[0])) {
-        errno = 0;
-        v = strtoull(text, &end, 10);
-        if (*end == '\0' && errno == ERANGE)
-            return usage_error("--%s: expected a positive integer below 2^64, got %s",
-                               option_table[id].name, quoted(text, q, sizeof q));
-    }
-    if (!end || *end != '\0' || v == 0 || v > UINT64_MAX)
-        return usage_error("--%s: expected a positive integer, got %s", option_table[id].name,
-                           quoted(text, q, sizeof q));
-    *out = (uint64_t)v;
-    return EXIT_OK;
-}
-
-/* A comma-separated list of Renyi orders, each finite and > 1. */
-static int parse_orders(cli *c, const char *text)
-{
-    char item[80], q[80];
-    const char *p = text;
-    c->num_orders = 0;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        double x = NAN;
-        char *end = NULL;
-        if (len > 0 && len < sizeof item) {
-            memcpy(item, p, len);
-            item[len] = '\0';
-            if (!isspace((unsigned char)item[0])) x = strtod(item, &end);
-        }
-        if (!end || *end != '\0' || !isfinite(x) || !(x > 1.0))
-            return usage_error("--orders: expected a comma-separated list of numbers > 1, got %s",
-                               quoted(text, q, sizeof q));
-        if (c->num_orders == MAX_ORDERS)
-            return usage_error("--orders: at most %d orders", MAX_ORDERS);
-        c->orders[c->num_orders++] = x;
-        if (!comma) return EXIT_OK;
-        p = comma + 1;
-    }
+    return cli_parse_count(option_table[id].name, arg, 1, UINT64_MAX, out);
 }
 
 /* The index of `text` in the NULL-terminated `choices`, or -1 after
  * reporting the error. */
 static int parse_choice(enum option_id id, const char *text, const char *const *choices)
 {
-    char list[256] = "", q[80];
-    size_t used = 0;
-    for (int i = 0; choices[i]; i++) {
-        if (strcmp(text, choices[i]) == 0) return i;
-        int n = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", choices[i]);
-        if (n > 0 && (size_t)n < sizeof list - used) used += (size_t)n;
-    }
-    usage_error("--%s: expected one of %s, got %s", option_table[id].name, list,
-                quoted(text, q, sizeof q));
-    return -1;
+    int choice;
+    return cli_parse_choice(option_table[id].name, text, choices, &choice) ? -1 : choice;
 }
 
 static int parse_value(cli *c, enum option_id id, const char *arg)
 {
     static const char *const relations[] = { "add-remove", "replace-one", NULL };
-    static const char *const formats[] = { "table", "json", "csv", NULL };
     static const char *const solves[] = { "sigma", "steps", "strong-convexity", NULL };
     static const char *const samplings[] = { "poisson", "without-replacement", NULL };
     static const char *const mechanisms[] = { "gaussian", "noisy-cgd", "shuffled", NULL };
     static const char *const randomizers[] = { "any", "rr", NULL };
     int choice;
     switch (id) {
-    case OPT_SIGMA: return parse_real(id, arg, REAL_POSITIVE, &c->sigma);
-    case OPT_RATE: return parse_real(id, arg, REAL_RATE, &c->rate);
-    case OPT_EPOCHS: return parse_real(id, arg, REAL_POSITIVE, &c->epochs);
-    case OPT_DELTA: return parse_real(id, arg, REAL_OPEN_UNIT, &c->delta);
-    case OPT_EPSILON: return parse_real(id, arg, REAL_NONNEGATIVE, &c->epsilon);
+    case OPT_SIGMA: return parse_positive(id, arg, &c->sigma);
+    case OPT_RATE: return cli_parse_real(option_table[id].name, arg, 0.0, 1, 1.0, 0, &c->rate);
+    case OPT_EPOCHS: return parse_positive(id, arg, &c->epochs);
+    case OPT_DELTA: return parse_open_unit(id, arg, &c->delta);
+    case OPT_EPSILON: return parse_nonnegative(id, arg, &c->epsilon);
     case OPT_BATCH: return parse_count(id, arg, &c->batch);
     case OPT_DATASET: return parse_count(id, arg, &c->dataset);
     case OPT_STEPS: return parse_count(id, arg, &c->steps);
     case OPT_RELATION:
-        if ((choice = parse_choice(id, arg, relations)) < 0) return EXIT_USAGE;
+        if ((choice = parse_choice(id, arg, relations)) < 0) return CLI_EXIT_USAGE;
         c->relation = choice == 1 ? DPA_REPLACE_ONE : DPA_ADD_REMOVE;
-        return EXIT_OK;
+        return CLI_EXIT_OK;
     case OPT_SAMPLING:
-        if ((choice = parse_choice(id, arg, samplings)) < 0) return EXIT_USAGE;
+        if ((choice = parse_choice(id, arg, samplings)) < 0) return CLI_EXIT_USAGE;
         c->without_replacement = choice == 1;
-        return EXIT_OK;
+        return CLI_EXIT_OK;
     case OPT_MECHANISM:
-        if ((choice = parse_choice(id, arg, mechanisms)) < 0) return EXIT_USAGE;
+        if ((choice = parse_choice(id, arg, mechanisms)) < 0) return CLI_EXIT_USAGE;
         c->noisy_cgd = choice == 1;
         c->shuffled = choice == 2;
-        return EXIT_OK;
-    case OPT_EPSILON0: return parse_real(id, arg, REAL_POSITIVE, &c->epsilon0);
+        return CLI_EXIT_OK;
+    case OPT_EPSILON0: return parse_positive(id, arg, &c->epsilon0);
     case OPT_USERS: return parse_count(id, arg, &c->users);
     case OPT_RANDOMIZER:
-        if ((choice = parse_choice(id, arg, randomizers)) < 0) return EXIT_USAGE;
+        if ((choice = parse_choice(id, arg, randomizers)) < 0) return CLI_EXIT_USAGE;
         c->rr_class = choice == 1;
-        return EXIT_OK;
-    case OPT_DELTA0:
-        if (parse_real(id, arg, REAL_NONNEGATIVE, &c->delta0) != EXIT_OK) return EXIT_USAGE;
-        if (!(c->delta0 < 1.0)) return usage_error("--delta0: expected a number in [0, 1), got %s", arg);
-        return EXIT_OK;
-    case OPT_TUNING_RUNS: return parse_real(id, arg, REAL_POSITIVE, &c->tuning_runs);
-    case OPT_FAILURE_DELTA: return parse_real(id, arg, REAL_OPEN_UNIT, &c->failure_delta);
+        return CLI_EXIT_OK;
+    case OPT_DELTA0: return cli_parse_real(option_table[id].name, arg, 0.0, 0, 1.0, 1, &c->delta0);
+    case OPT_TUNING_RUNS: return parse_positive(id, arg, &c->tuning_runs);
+    case OPT_FAILURE_DELTA: return parse_open_unit(id, arg, &c->failure_delta);
     case OPT_BATCHES: return parse_count(id, arg, &c->batches);
-    case OPT_STEP_SIZE: return parse_real(id, arg, REAL_POSITIVE, &c->step_size);
-    case OPT_STRONG_CONVEXITY: return parse_real(id, arg, REAL_POSITIVE, &c->strong_convexity);
-    case OPT_SMOOTHNESS: return parse_real(id, arg, REAL_POSITIVE, &c->smoothness);
-    case OPT_FORMAT:
-        if ((choice = parse_choice(id, arg, formats)) < 0) return EXIT_USAGE;
-        c->format = (out_format)choice;
-        return EXIT_OK;
+    case OPT_STEP_SIZE: return parse_positive(id, arg, &c->step_size);
+    case OPT_STRONG_CONVEXITY: return parse_positive(id, arg, &c->strong_convexity);
+    case OPT_SMOOTHNESS: return parse_positive(id, arg, &c->smoothness);
+    case OPT_FORMAT: return cli_parse_format(arg, 1, &c->format);
     case OPT_SOLVE:
-        if ((choice = parse_choice(id, arg, solves)) < 0) return EXIT_USAGE;
+        if ((choice = parse_choice(id, arg, solves)) < 0) return CLI_EXIT_USAGE;
         c->solve = (solve_target)choice;
-        return EXIT_OK;
+        return CLI_EXIT_OK;
     case OPT_ACCOUNTANT:
         /* checked against the registry, so a typo is a usage error (2) and
          * not a library failure found later */
-        if ((choice = parse_choice(id, arg, dpa_accountant_names())) < 0) return EXIT_USAGE;
+        if ((choice = parse_choice(id, arg, dpa_accountant_names())) < 0) return CLI_EXIT_USAGE;
         c->accountant = dpa_accountant_names()[choice];
-        return EXIT_OK;
-    case OPT_ORDERS: return parse_orders(c, arg);
-    case OPT_EPS_ERROR: return parse_real(id, arg, REAL_OPEN_UNIT, &c->eps_error);
-    case OPT_EPS_MIN: return parse_real(id, arg, REAL_NONNEGATIVE, &c->eps_min);
-    case OPT_EPS_MAX: return parse_real(id, arg, REAL_POSITIVE, &c->eps_max);
+        return CLI_EXIT_OK;
+    case OPT_ORDERS:
+        return cli_parse_real_list(option_table[id].name, arg, 1.0, 1, INFINITY, 1, c->orders, MAX_ORDERS, &c->num_orders);
+    case OPT_EPS_ERROR: return parse_open_unit(id, arg, &c->eps_error);
+    case OPT_EPS_MIN: return parse_nonnegative(id, arg, &c->eps_min);
+    case OPT_EPS_MAX: return parse_positive(id, arg, &c->eps_max);
     case OPT_POINTS: return parse_count(id, arg, &c->points);
     case OPT_HELP:
     case OPT_COUNT:
         break;
     }
-    return EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* ---- subcommands: descriptions -------------------------------------------- */
@@ -400,7 +284,7 @@ static void print_option_help(const command_info *cmd, enum option_id id)
 {
     if (!(cmd->options & OPT_BIT(id))) return;
     char left[48];
-    const struct option_info *o = &option_table[id];
+    const cli_option *o = &option_table[id];
     if (id == OPT_HELP) snprintf(left, sizeof left, "-h, --help");
     else snprintf(left, sizeof left, "--%s %s", o->name, o->metavar);
     const char *help = o->help;
@@ -461,85 +345,43 @@ static void print_command_help(const command_info *cmd)
 
 /* ---- parsing and checking the command line -------------------------------- */
 
-static void build_long_options(struct option *longopts)
-{
-    for (int id = 0; id < OPT_COUNT; id++) {
-        longopts[id].name = option_table[id].name;
-        longopts[id].has_arg = option_table[id].metavar ? required_argument : no_argument;
-        longopts[id].flag = NULL;
-        longopts[id].val = OPT_VAL_BASE + id;
-    }
-    memset(&longopts[OPT_COUNT], 0, sizeof longopts[OPT_COUNT]);
-}
-
-/* getopt_long returned '?': an unknown or ambiguous option, or a value given
- * to a flag that takes none.  With opterr = 0 the message is ours. */
-static int bad_option(const command_info *cmd, char **argv, int argc)
-{
-    char name[80];
-    if (optopt >= OPT_VAL_BASE && optopt < OPT_VAL_BASE + OPT_COUNT)
-        return usage_error("--%s: takes no value", option_table[optopt - OPT_VAL_BASE].name);
-    if (optopt > 0 && optopt < 256)
-        return usage_error("-%c: unknown option (see 'dpacct %s --help')", optopt, cmd->name);
-    /* an unknown long option: getopt has stepped past it */
-    const char *token = optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "";
-    size_t len = strcspn(token, "=");
-    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name - 1 ? len : sizeof name - 1), token);
-    if (strncmp(name, "--", 2) != 0) return usage_error("unknown option (see 'dpacct %s --help')", cmd->name);
-    return usage_error("%s: unknown or ambiguous option for '%s' (see 'dpacct %s --help')", name,
-                       cmd->name, cmd->name);
-}
-
 /* Parse the flags after the subcommand name.  argv[0] is that name.
  * Sets *help when --help was given: it wins over everything after it. */
 static int parse_args(const command_info *cmd, int argc, char **argv, cli *c, int *help)
 {
-    struct option longopts[OPT_COUNT + 1];
-    build_long_options(longopts);
-    opterr = 0; /* getopt's own messages would break the one-line rule */
-    optind = 0; /* 0, not 1: also resets getopt's position inside a group of
-                 * short options left by an earlier parse (glibc, musl, BSD) */
-    for (;;) {
-        int ch = getopt_long(argc, argv, ":h", longopts, NULL);
-        if (ch == -1) break;
-        if (ch == '?') return bad_option(cmd, argv, argc);
-        if (ch == ':') {
-            if (optopt >= OPT_VAL_BASE && optopt < OPT_VAL_BASE + OPT_COUNT)
-                return usage_error("--%s: missing value", option_table[optopt - OPT_VAL_BASE].name);
-            return usage_error("-%c: missing value", optopt);
-        }
-        enum option_id id = ch == 'h' ? OPT_HELP : (enum option_id)(ch - OPT_VAL_BASE);
-        if (id == OPT_HELP) {
+    char command[64];
+    snprintf(command, sizeof command, "dpacct %s", cmd->name);
+    cli_parser p;
+    /* every option but --help, which the toolkit answers itself */
+    cli_parser_init(&p, option_table, OPT_HELP, command, 1);
+    const char *value;
+    int id;
+    while ((id = cli_next_option(&p, argc, argv, &value)) != CLI_OPT_END) {
+        if (id == CLI_OPT_ERROR) return CLI_EXIT_USAGE;
+        if (id == CLI_OPT_HELP) {
             *help = 1;
-            return EXIT_OK;
+            return CLI_EXIT_OK;
         }
         if (!(cmd->options & OPT_BIT(id)))
-            return usage_error("--%s: not accepted by '%s' (see 'dpacct %s --help')",
-                               option_table[id].name, cmd->name, cmd->name);
-        if (c->seen & OPT_BIT(id))
-            return usage_error("--%s: given more than once", option_table[id].name);
+            return cli_usage_error("--%s: not accepted by '%s' (see 'dpacct %s --help')", option_table[id].name,
+                                   cmd->name, cmd->name);
         c->seen |= OPT_BIT(id);
-        int st = parse_value(c, id, optarg);
-        if (st != EXIT_OK) return st;
+        int st = parse_value(c, (enum option_id)id, value);
+        if (st != CLI_EXIT_OK) return st;
     }
-    if (optind < argc) {
-        char q[80];
-        return usage_error("unexpected argument %s after '%s'", quoted(argv[optind], q, sizeof q),
-                           cmd->name);
-    }
-    return EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 static int require(const command_info *cmd, const cli *c, enum option_id id)
 {
-    if (given(c, id)) return EXIT_OK;
-    return usage_error("--%s: required by '%s'", option_table[id].name, cmd->name);
+    if (given(c, id)) return CLI_EXIT_OK;
+    return cli_usage_error("--%s: required by '%s'", option_table[id].name, cmd->name);
 }
 
 static int conflict(const cli *c, enum option_id a, enum option_id b)
 {
-    if (!given(c, a) || !given(c, b)) return EXIT_OK;
-    return usage_error("--%s: cannot be combined with --%s", option_table[b].name,
+    if (!given(c, a) || !given(c, b)) return CLI_EXIT_OK;
+    return cli_usage_error("--%s: cannot be combined with --%s", option_table[b].name,
                        option_table[a].name);
 }
 
@@ -548,7 +390,7 @@ static int conflict(const cli *c, enum option_id a, enum option_id b)
 /* --sigma, which every mechanism but the shuffled one needs. */
 static int require_noise(const command_info *cmd, const cli *c)
 {
-    return c->shuffled ? EXIT_OK : require(cmd, c, OPT_SIGMA);
+    return c->shuffled ? CLI_EXIT_OK : require(cmd, c, OPT_SIGMA);
 }
 
 /* --mechanism noisy-cgd: its own flags, none of the sampling ones; the
@@ -564,38 +406,38 @@ static int check_noisy_cgd(const command_info *cmd, const cli *c)
     if (!c->noisy_cgd) {
         for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
             if (given(c, own[i]))
-                return usage_error("--%s: only with --mechanism noisy-cgd", option_table[own[i]].name);
-        if (solving) return usage_error("--solve: strong-convexity only with --mechanism noisy-cgd");
-        return EXIT_OK;
+                return cli_usage_error("--%s: only with --mechanism noisy-cgd", option_table[own[i]].name);
+        if (solving) return cli_usage_error("--solve: strong-convexity only with --mechanism noisy-cgd");
+        return CLI_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (given(c, refused[i]))
-            return usage_error("--%s: not with --mechanism noisy-cgd (fixed batches, every example once per "
+            return cli_usage_error("--%s: not with --mechanism noisy-cgd (fixed batches, every example once per "
                                "epoch; give --batches and --epochs)", option_table[refused[i]].name);
     if (cmd->id == CMD_CALIBRATE && c->solve == SOLVE_STEPS)
-        return usage_error("--solve: steps is not available for --mechanism noisy-cgd (solve sigma)");
+        return cli_usage_error("--solve: steps is not available for --mechanism noisy-cgd (solve sigma)");
     for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
         if ((st = require(cmd, c, needed[i]))) return st;
     if (c->epochs != floor(c->epochs) || !(c->epochs < 9.2e18))
-        return usage_error("--epochs: noisy-cgd runs a whole number of epochs below 2^63, got %g", c->epochs);
+        return cli_usage_error("--epochs: noisy-cgd runs a whole number of epochs below 2^63, got %g", c->epochs);
     if (solving) {
         if (given(c, OPT_STRONG_CONVEXITY))
-            return usage_error("--strong-convexity: cannot be combined with --solve strong-convexity (it is what "
+            return cli_usage_error("--strong-convexity: cannot be combined with --solve strong-convexity (it is what "
                                "is solved for)");
         if (given(c, OPT_SMOOTHNESS) && !(c->step_size < 2.0 / c->smoothness))
-            return usage_error("--step-size: must be below 2/smoothness = %g for the iteration to contract, got %g",
+            return cli_usage_error("--step-size: must be below 2/smoothness = %g for the iteration to contract, got %g",
                                2.0 / c->smoothness, c->step_size);
         return require(cmd, c, OPT_SIGMA);
     }
     if ((st = require(cmd, c, OPT_STRONG_CONVEXITY))) return st;
     double beta = given(c, OPT_SMOOTHNESS) ? c->smoothness : c->strong_convexity;
     if (beta < c->strong_convexity)
-        return usage_error("--smoothness: must be at least --strong-convexity (%g), got %g", c->strong_convexity,
+        return cli_usage_error("--smoothness: must be at least --strong-convexity (%g), got %g", c->strong_convexity,
                            beta);
     if (!(c->step_size < 2.0 / beta))
-        return usage_error("--step-size: must be below 2/smoothness = %g for the iteration to contract, got %g",
+        return cli_usage_error("--step-size: must be below 2/smoothness = %g for the iteration to contract, got %g",
                            2.0 / beta, c->step_size);
-    return EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* --mechanism shuffled: --epsilon0 and --users, replace-one, --steps for
@@ -610,33 +452,33 @@ static int check_shuffled(const command_info *cmd, const cli *c)
     if (!c->shuffled) {
         for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
             if (given(c, own[i]))
-                return usage_error("--%s: only with --mechanism shuffled", option_table[own[i]].name);
-        return EXIT_OK;
+                return cli_usage_error("--%s: only with --mechanism shuffled", option_table[own[i]].name);
+        return CLI_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (given(c, refused[i]))
-            return usage_error("--%s: not with --mechanism shuffled (give --epsilon0 and --users; --steps for "
+            return cli_usage_error("--%s: not with --mechanism shuffled (give --epsilon0 and --users; --steps for "
                                "rounds)", option_table[refused[i]].name);
     if (cmd->id == CMD_CALIBRATE || cmd->id == CMD_RDP_CURVE)
-        return usage_error("--mechanism: shuffled is not available for '%s'", cmd->name);
+        return cli_usage_error("--mechanism: shuffled is not available for '%s'", cmd->name);
     if (cmd->id == CMD_SHUFFLE && given(c, OPT_SIGMA)) {
         static const enum option_id not_gaussian[] = { OPT_EPSILON0, OPT_RANDOMIZER, OPT_DELTA0, OPT_EPSILON };
         for (size_t i = 0; i < sizeof not_gaussian / sizeof not_gaussian[0]; i++)
             if (given(c, not_gaussian[i]))
-                return usage_error("--%s: not with --sigma (a Gaussian local randomizer: its eps0 and delta0 are "
+                return cli_usage_error("--%s: not with --sigma (a Gaussian local randomizer: its eps0 and delta0 are "
                                    "chosen, one round, epsilon at --delta)", option_table[not_gaussian[i]].name);
         if (given(c, OPT_STEPS) && c->steps > 1)
-            return usage_error("--steps: a Gaussian local randomizer (--sigma) is accounted for one round");
+            return cli_usage_error("--steps: a Gaussian local randomizer (--sigma) is accounted for one round");
         return require(cmd, c, OPT_USERS);
     }
     if (given(c, OPT_SIGMA))
-        return usage_error("--sigma: not with --mechanism shuffled (give --epsilon0 and --users)");
+        return cli_usage_error("--sigma: not with --mechanism shuffled (give --epsilon0 and --users)");
     if ((st = require(cmd, c, OPT_EPSILON0)) || (st = require(cmd, c, OPT_USERS))) return st;
     if (c->rr_class && c->delta0 > 0.0)
-        return usage_error("--delta0: the randomized-response class (--randomizer rr) is for pure randomizers");
+        return cli_usage_error("--delta0: the randomized-response class (--randomizer rr) is for pure randomizers");
     if (c->relation != DPA_REPLACE_ONE)
-        return usage_error("--mechanism: shuffled requires --relation replace-one (n users, one's data replaced)");
-    return EXIT_OK;
+        return cli_usage_error("--mechanism: shuffled requires --relation replace-one (n users, one's data replaced)");
+    return CLI_EXIT_OK;
 }
 
 static int check_combinations(const command_info *cmd, const cli *c)
@@ -647,18 +489,18 @@ static int check_combinations(const command_info *cmd, const cli *c)
         (st = conflict(c, OPT_STEPS, OPT_EPOCHS)))
         return st;
     if (given(c, OPT_BATCH) && !given(c, OPT_DATASET))
-        return usage_error("--batch-size: requires --dataset-size");
+        return cli_usage_error("--batch-size: requires --dataset-size");
     if (given(c, OPT_DATASET) && !given(c, OPT_BATCH))
-        return usage_error("--dataset-size: requires --batch-size");
+        return cli_usage_error("--dataset-size: requires --batch-size");
     if (given(c, OPT_BATCH) && c->batch > c->dataset)
-        return usage_error("--batch-size: %" PRIu64 " exceeds --dataset-size %" PRIu64, c->batch,
+        return cli_usage_error("--batch-size: %" PRIu64 " exceeds --dataset-size %" PRIu64, c->batch,
                            c->dataset);
     if (c->without_replacement) {
         /* a fixed batch size: neighbouring datasets have the same size */
         if (!given(c, OPT_BATCH))
-            return usage_error("--sampling: without-replacement requires --batch-size and --dataset-size");
+            return cli_usage_error("--sampling: without-replacement requires --batch-size and --dataset-size");
         if (c->relation != DPA_REPLACE_ONE)
-            return usage_error("--sampling: without-replacement requires --relation replace-one (datasets of "
+            return cli_usage_error("--sampling: without-replacement requires --relation replace-one (datasets of "
                                "a fixed size differ by a replaced record)");
     }
     if (cmd->id == CMD_EPSILON)
@@ -669,33 +511,33 @@ static int check_combinations(const command_info *cmd, const cli *c)
     if (cmd->id == CMD_PROFILE) {
         if ((st = require_noise(cmd, c))) return st;
         if (!(c->eps_max > c->eps_min))
-            return usage_error("--eps-max: must exceed --eps-min (%g), got %g", c->eps_min, c->eps_max);
+            return cli_usage_error("--eps-max: must exceed --eps-min (%g), got %g", c->eps_min, c->eps_max);
         if (c->points < 2 || c->points > 100000)
-            return usage_error("--points: expected 2 to 100000 points, got %" PRIu64, c->points);
-        return EXIT_OK;
+            return cli_usage_error("--points: expected 2 to 100000 points, got %" PRIu64, c->points);
+        return CLI_EXIT_OK;
     }
     if (cmd->id == CMD_COMPARE || cmd->id == CMD_SHUFFLE) {
         if ((st = require_noise(cmd, c)) || (st = conflict(c, OPT_DELTA, OPT_EPSILON)))
             return st;
         if (!given(c, OPT_DELTA) && !given(c, OPT_EPSILON))
-            return usage_error("--delta: required by 'compare' (or --epsilon to compare delta)");
-        return EXIT_OK;
+            return cli_usage_error("--delta: required by 'compare' (or --epsilon to compare delta)");
+        return CLI_EXIT_OK;
     }
     /* calibrate */
     if ((st = require(cmd, c, OPT_EPSILON)) || (st = require(cmd, c, OPT_DELTA))) return st;
     if (!(c->epsilon > 0.0))
-        return usage_error("--epsilon: the target of 'calibrate' must be positive, got 0");
-    if (c->solve == SOLVE_STRONG_CONVEXITY) return EXIT_OK;   /* checked with noisy-cgd */
+        return cli_usage_error("--epsilon: the target of 'calibrate' must be positive, got 0");
+    if (c->solve == SOLVE_STRONG_CONVEXITY) return CLI_EXIT_OK;   /* checked with noisy-cgd */
     if (c->solve == SOLVE_SIGMA && given(c, OPT_SIGMA))
-        return usage_error("--sigma: cannot be combined with --solve sigma (it is what is solved for)");
+        return cli_usage_error("--sigma: cannot be combined with --solve sigma (it is what is solved for)");
     if (c->solve == SOLVE_STEPS) {
         if (given(c, OPT_STEPS))
-            return usage_error("--steps: cannot be combined with --solve steps (it is what is solved for)");
+            return cli_usage_error("--steps: cannot be combined with --solve steps (it is what is solved for)");
         if (given(c, OPT_EPOCHS))
-            return usage_error("--epochs: cannot be combined with --solve steps (the steps are what is solved for)");
+            return cli_usage_error("--epochs: cannot be combined with --solve steps (the steps are what is solved for)");
         return require_noise(cmd, c);
     }
-    return EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* steps = ceil(E / q).  E and q are decimal inputs, so a quotient that is
@@ -706,12 +548,12 @@ static int epochs_to_steps(double epochs, double q, uint64_t *steps)
     double x = epochs / q, r = nearbyint(x);
     double n = fabs(x - r) <= 8.0 * 2.220446049250313e-16 * r ? r : ceil(x);
     if (!(n < 18446744073709551616.0)) {
-        char num[NUMBER_SIZE];
-        return usage_error("--epochs: %s epochs at sampling rate %g is 2^64 steps or more",
-                           fmt_plain(epochs, num), q);
+        char num[CLI_NUMBER_SIZE];
+        return cli_usage_error("--epochs: %s epochs at sampling rate %g is 2^64 steps or more",
+                           cli_format_plain(epochs, num), q);
     }
     *steps = n < 1.0 ? 1 : (uint64_t)n;
-    return EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 static int resolve_mechanism(const cli *c, mechanism *m)
@@ -730,7 +572,7 @@ static int resolve_mechanism(const cli *c, mechanism *m)
     if (c->shuffled) {
         m->gaussian_local = given(c, OPT_SIGMA);
         m->steps = given(c, OPT_STEPS) ? c->steps : 1;     /* rounds */
-        return EXIT_OK;
+        return CLI_EXIT_OK;
     }
     if (c->noisy_cgd) {
         m->batches = c->batches;
@@ -739,14 +581,14 @@ static int resolve_mechanism(const cli *c, mechanism *m)
         m->smoothness = given(c, OPT_SMOOTHNESS) ? c->smoothness : c->strong_convexity;
         m->smoothness_follows = !given(c, OPT_SMOOTHNESS);
         m->steps = (uint64_t)c->epochs;      /* whole epochs, checked */
-        return EXIT_OK;
+        return CLI_EXIT_OK;
     }
     if (given(c, OPT_RATE)) m->q = c->rate;
     else if (given(c, OPT_BATCH)) m->q = (double)c->batch / (double)c->dataset;
     m->steps = 1;
     if (given(c, OPT_STEPS)) m->steps = c->steps;
     else if (given(c, OPT_EPOCHS)) return epochs_to_steps(c->epochs, m->q, &m->steps);
-    return EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* ---- the whole command line ------------------------------------------------ */
@@ -754,33 +596,33 @@ static int resolve_mechanism(const cli *c, mechanism *m)
 int parse_command_line(int argc, char **argv, command_id *cmd, cli *c, mechanism *m)
 {
     *cmd = CMD_NONE;
-    if (argc < 2) return usage_error("missing subcommand (see 'dpacct --help')");
+    if (argc < 2) return cli_usage_error("missing subcommand (see 'dpacct --help')");
     const char *first = argv[1];
     if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
         print_main_help();
-        return EXIT_OK;
+        return CLI_EXIT_OK;
     }
     if (strcmp(first, "--version") == 0) {
         printf("dpacct %s\n", dpa_version());
-        return EXIT_OK;
+        return CLI_EXIT_OK;
     }
-    char q[80];
+    char shown[CLI_SHOWN_SIZE];
     const command_info *info = find_command(first);
     if (!info) {
         if (first[0] == '-')
-            return usage_error("%s: expected a subcommand before options (see 'dpacct --help')",
-                               first);
-        return usage_error("unknown subcommand %s (see 'dpacct --help')", quoted(first, q, sizeof q));
+            return cli_usage_error("%s: expected a subcommand before options (see 'dpacct --help')",
+                                   cli_shown(first, shown, sizeof shown));
+        return cli_usage_error("unknown subcommand '%s' (see 'dpacct --help')", cli_shown(first, shown, sizeof shown));
     }
 
-    *c = (cli){ .relation = DPA_ADD_REMOVE, .format = FORMAT_TABLE, .solve = SOLVE_SIGMA,
+    *c = (cli){ .relation = DPA_ADD_REMOVE, .format = CLI_FORMAT_TABLE, .solve = SOLVE_SIGMA,
                 .eps_min = 0.0, .eps_max = 10.0, .points = 21 };
     int help = 0;
     int st = parse_args(info, argc - 1, argv + 1, c, &help);
-    if (st != EXIT_OK) return st;
+    if (st != CLI_EXIT_OK) return st;
     if (help) {
         print_command_help(info);
-        return EXIT_OK;
+        return CLI_EXIT_OK;
     }
     if (info->id == CMD_SHUFFLE) {       /* the shuffle model is replace-one by definition */
         c->shuffled = 1;
@@ -788,5 +630,5 @@ int parse_command_line(int argc, char **argv, command_id *cmd, cli *c, mechanism
     }
     if ((st = check_combinations(info, c)) || (st = resolve_mechanism(c, m))) return st;
     *cmd = info->id;
-    return EXIT_OK;
+    return CLI_EXIT_OK;
 }

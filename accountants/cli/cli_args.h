@@ -7,14 +7,11 @@
 #ifndef DPACCT_CLI_ARGS_H
 #define DPACCT_CLI_ARGS_H
 
-#include "cli_report.h" /* out_format */
+#include "cli_report.h" /* cli_format */
 #include "dpacct.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* The exit statuses of dpacct. */
-enum { EXIT_OK = 0, EXIT_LIBRARY = 1, EXIT_USAGE = 2 };
 
 typedef enum { SOLVE_SIGMA, SOLVE_STEPS, SOLVE_STRONG_CONVEXITY } solve_target;
 
@@ -49,7 +46,7 @@ typedef struct cli {
     uint64_t batches;        /* noisy-cgd: --batches */
     double step_size, strong_convexity, smoothness; /* noisy-cgd */
     const char *accountant; /* NULL: choose one */
-    out_format format;
+    cli_format format;
     solve_target solve;
     double orders[MAX_ORDERS]; /* --orders, used by the rdp accountant */
     size_t num_orders;
@@ -89,12 +86,9 @@ typedef enum {
 /* Whether the flag `id` was given. */
 int given(const cli *c, enum option_id id);
 
-/* Print "dpacct: MESSAGE" on stderr as exactly one line. */
-void print_error_line(const char *message);
-
 /* Read argv: --help and --version are answered here (*cmd = CMD_NONE);
  * otherwise *cmd is the subcommand, *c its flags and *m the mechanism, all
- * checked.  Returns EXIT_OK, or EXIT_USAGE after its one-line message. */
+ * checked.  Returns CLI_EXIT_OK, or CLI_EXIT_USAGE after its one-line message. */
 int parse_command_line(int argc, char **argv, command_id *cmd, cli *c, mechanism *m);
 
 #endif

@@ -2,18 +2,12 @@
  * cli_report.c - running one accountant on one mechanism for the dpacct
  * command, and printing the results as a table, JSON or CSV.
  */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
-#endif
-
 #include "cli_report.h"
-#include "cli_format.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 const char *reported_name(const query_spec *qs)
 {
@@ -25,12 +19,9 @@ const char *given_name(const query_spec *qs)
     return qs->kind == QUERY_EPSILON ? "delta" : "epsilon";
 }
 
-
-double cli_now_ms(void)
+const char *relation_name(dpa_relation r)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return r == DPA_REPLACE_ONE ? "replace-one" : "add-remove";
 }
 
 static void keep_reason(result *r, const dpa_error *err, int status)
@@ -111,30 +102,30 @@ static void join_flags(unsigned flags, const char *sep, char *buf, size_t size)
     }
 }
 
-/* A row's bound through the one rule (format_bound); a row without a value
+/* A row's bound through the one rule (cli_format_bound); a row without a value
  * (unsupported, failed) prints as absent.  -1 when a NaN reached it. */
-static int row_text(const result *r, value_style style, bound_text *t)
+static int row_text(const result *r, cli_style style, cli_bound_text *t)
 {
-    if (has_value(r)) return format_bound(&r->bound, style, t);
-    const char *absent = format_absent(style);
-    snprintf(t->upper, NUMBER_SIZE, "%s", absent);
-    snprintf(t->lower, NUMBER_SIZE, "%s", absent);
-    snprintf(t->estimate, NUMBER_SIZE, "%s", absent);
-    snprintf(t->order, NUMBER_SIZE, "%s", absent);
+    if (has_value(r)) return cli_format_bound(&r->bound, style, t);
+    const char *absent = cli_format_absent(style);
+    snprintf(t->upper, CLI_NUMBER_SIZE, "%s", absent);
+    snprintf(t->lower, CLI_NUMBER_SIZE, "%s", absent);
+    snprintf(t->estimate, CLI_NUMBER_SIZE, "%s", absent);
+    snprintf(t->order, CLI_NUMBER_SIZE, "%s", absent);
     return 0;
 }
 
 static int print_json_result(FILE *out, const result *r, const query_spec *qs)
 {
-    char num[NUMBER_SIZE], words[MAX_FLAG_WORDS][96];
-    bound_text t;
-    if (row_text(r, STYLE_JSON, &t)) return -1;
+    char num[CLI_NUMBER_SIZE], words[MAX_FLAG_WORDS][96];
+    cli_bound_text t;
+    if (row_text(r, CLI_STYLE_JSON, &t)) return -1;
     const char *q = reported_name(qs);
     int ok = has_value(r);
     fputs("    {\"method\": ", out);
-    json_string(out, r->method);
+    cli_json_string(out, r->method);
     fprintf(out, ", \"supported\": %s, \"reason\": ", r->supported ? "true" : "false");
-    if (r->reason[0]) json_string(out, r->reason);
+    if (r->reason[0]) cli_json_string(out, r->reason);
     else fputs("null", out);
     fprintf(out, ", \"%s_upper\": %s, \"%s_lower\": %s, \"estimate\": %s, \"order\": %s", q, t.upper, q, t.lower,
             t.estimate, t.order);
@@ -142,10 +133,10 @@ static int print_json_result(FILE *out, const result *r, const query_spec *qs)
     size_t n = ok ? flag_words(r->bound.flags, words) : 0;
     for (size_t i = 0; i < n; i++) {
         if (i) fputs(", ", out);
-        json_string(out, words[i]);
+        cli_json_string(out, words[i]);
     }
     fprintf(out, "], \"approximate\": %s, \"time_ms\": ", is_approximate(r) ? "true" : "false");
-    if (!r->supported || format_value(r->time_ms, ROLE_PLAIN, STYLE_JSON, num)) fputs("null", out);
+    if (!r->supported || cli_format_value(r->time_ms, CLI_ROLE_PLAIN, CLI_STYLE_JSON, num)) fputs("null", out);
     else fputs(num, out);
     fputs("}", out);
     return 0;
@@ -154,15 +145,15 @@ static int print_json_result(FILE *out, const result *r, const query_spec *qs)
 static int print_json(FILE *out, const char *mech, dpa_relation relation, const query_spec *qs,
                       const result *rows, size_t n)
 {
-    char num[NUMBER_SIZE];
-    bound_text t;
+    char num[CLI_NUMBER_SIZE];
+    cli_bound_text t;
     for (size_t i = 0; i < n; i++)
-        if (row_text(&rows[i], STYLE_JSON, &t)) return -1;   /* before anything is printed */
-    if (format_value(qs->at, ROLE_PLAIN, STYLE_JSON, num)) return -1;
+        if (row_text(&rows[i], CLI_STYLE_JSON, &t)) return -1;   /* before anything is printed */
+    if (cli_format_value(qs->at, CLI_ROLE_PLAIN, CLI_STYLE_JSON, num)) return -1;
     fputs("{\n  \"mechanism\": ", out);
-    json_string(out, mech);
+    cli_json_string(out, mech);
     fputs(",\n  \"relation\": ", out);
-    json_string(out, relation_name(relation));
+    cli_json_string(out, relation_name(relation));
     fprintf(out, ",\n  \"%s\": %s,\n  \"results\": [\n", given_name(qs), num);
     for (size_t i = 0; i < n; i++) {
         print_json_result(out, &rows[i], qs);
@@ -175,24 +166,24 @@ static int print_json(FILE *out, const char *mech, dpa_relation relation, const 
 static int print_csv(FILE *out, const query_spec *qs, const result *rows, size_t n)
 {
     const char *q = reported_name(qs);
-    char at[NUMBER_SIZE], ms[NUMBER_SIZE], flags[512];
-    bound_text t;
+    char at[CLI_NUMBER_SIZE], ms[CLI_NUMBER_SIZE], flags[512];
+    cli_bound_text t;
     for (size_t i = 0; i < n; i++)
-        if (row_text(&rows[i], STYLE_CSV, &t)) return -1;
-    if (format_value(qs->at, ROLE_PLAIN, STYLE_CSV, at)) return -1;
+        if (row_text(&rows[i], CLI_STYLE_CSV, &t)) return -1;
+    if (cli_format_value(qs->at, CLI_ROLE_PLAIN, CLI_STYLE_CSV, at)) return -1;
     fprintf(out, "method,supported,reason,%s,%s_upper,%s_lower,estimate,order,flags,approximate,time_ms\n",
             given_name(qs), q, q);
     for (size_t i = 0; i < n; i++) {
         const result *r = &rows[i];
         int ok = has_value(r);
-        row_text(r, STYLE_CSV, &t);
-        csv_field(out, r->method);
+        row_text(r, CLI_STYLE_CSV, &t);
+        cli_csv_field(out, r->method);
         fprintf(out, ",%s,", r->supported ? "true" : "false");
-        csv_field(out, r->reason);
+        cli_csv_field(out, r->reason);
         fprintf(out, ",%s,%s,%s,%s,%s,", at, t.upper, t.lower, t.estimate, t.order);
         join_flags(ok ? r->bound.flags : 0, "; ", flags, sizeof flags);
-        csv_field(out, flags);
-        if (!r->supported || format_value(r->time_ms, ROLE_PLAIN, STYLE_CSV, ms)) ms[0] = '\0';
+        cli_csv_field(out, flags);
+        if (!r->supported || cli_format_value(r->time_ms, CLI_ROLE_PLAIN, CLI_STYLE_CSV, ms)) ms[0] = '\0';
         fprintf(out, ",%s,%s\n", is_approximate(r) ? "true" : "false", ms);
     }
     return 0;
@@ -206,9 +197,9 @@ static const char approximate_note[] =
 static int print_single_table(FILE *out, const char *mech, dpa_relation relation,
                               const query_spec *qs, const result *r)
 {
-    char num[NUMBER_SIZE], flags[512];
-    bound_text t;
-    if (row_text(r, STYLE_TEXT, &t) || format_value(qs->at, ROLE_PLAIN, STYLE_TEXT, num)) return -1;
+    char num[CLI_NUMBER_SIZE], flags[512];
+    cli_bound_text t;
+    if (row_text(r, CLI_STYLE_TEXT, &t) || cli_format_value(qs->at, CLI_ROLE_PLAIN, CLI_STYLE_TEXT, num)) return -1;
     fprintf(out, "%-10s %s\n", "mechanism", mech);
     fprintf(out, "%-10s %s\n", "relation", relation_name(relation));
     fprintf(out, "%-10s %s\n", given_name(qs), num);
@@ -228,8 +219,8 @@ static int print_single_table(FILE *out, const char *mech, dpa_relation relation
 static void compare_cells(const result *r, char cells[COMPARE_COLUMNS][DPA_ERROR_MESSAGE_SIZE + 16])
 {
     const size_t size = DPA_ERROR_MESSAGE_SIZE + 16;
-    bound_text t;
-    row_text(r, STYLE_TEXT, &t);   /* checked for NaN by the caller */
+    cli_bound_text t;
+    row_text(r, CLI_STYLE_TEXT, &t);   /* checked for NaN by the caller */
     snprintf(cells[0], size, "%s", r->method);
     snprintf(cells[1], size, "%s", t.upper);
     snprintf(cells[2], size, "%s", t.lower);
@@ -248,12 +239,12 @@ static void compare_cells(const result *r, char cells[COMPARE_COLUMNS][DPA_ERROR
 static int print_compare_table(FILE *out, const char *mech, dpa_relation relation,
                                const query_spec *qs, const result *rows, size_t n)
 {
-    char cells[COMPARE_COLUMNS][DPA_ERROR_MESSAGE_SIZE + 16], num[NUMBER_SIZE];
+    char cells[COMPARE_COLUMNS][DPA_ERROR_MESSAGE_SIZE + 16], num[CLI_NUMBER_SIZE];
     char head[COMPARE_COLUMNS][32];
-    bound_text t;
+    cli_bound_text t;
     for (size_t i = 0; i < n; i++)
-        if (row_text(&rows[i], STYLE_TEXT, &t)) return -1;
-    if (format_value(qs->at, ROLE_PLAIN, STYLE_TEXT, num)) return -1;
+        if (row_text(&rows[i], CLI_STYLE_TEXT, &t)) return -1;
+    if (cli_format_value(qs->at, CLI_ROLE_PLAIN, CLI_STYLE_TEXT, num)) return -1;
     int width[COMPARE_COLUMNS];
     snprintf(head[0], sizeof head[0], "method");
     snprintf(head[1], sizeof head[1], "%s upper", reported_name(qs));
@@ -282,13 +273,13 @@ static int print_compare_table(FILE *out, const char *mech, dpa_relation relatio
     return 0;
 }
 
-int print_results(out_format format, dpa_relation relation, const char *mech,
+int print_results(cli_format format, dpa_relation relation, const char *mech,
                   const query_spec *qs, const result *rows, size_t n, int single)
 {
     switch (format) {
-    case FORMAT_JSON: return print_json(stdout, mech, relation, qs, rows, n);
-    case FORMAT_CSV: return print_csv(stdout, qs, rows, n);
-    case FORMAT_TABLE:
+    case CLI_FORMAT_JSON: return print_json(stdout, mech, relation, qs, rows, n);
+    case CLI_FORMAT_CSV: return print_csv(stdout, qs, rows, n);
+    case CLI_FORMAT_TABLE:
         if (single) return print_single_table(stdout, mech, relation, qs, rows);
         return print_compare_table(stdout, mech, relation, qs, rows, n);
     }

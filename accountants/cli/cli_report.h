@@ -5,11 +5,10 @@
 #ifndef DPACCT_CLI_REPORT_H
 #define DPACCT_CLI_REPORT_H
 
+#include "cli_toolkit.h"
 #include "dpacct.h"
 
 #include <stddef.h>
-
-typedef enum { FORMAT_TABLE, FORMAT_JSON, FORMAT_CSV } out_format;
 
 /* What a result reports: epsilon at a given delta, or delta at a given epsilon. */
 typedef enum { QUERY_EPSILON, QUERY_DELTA } query_kind;
@@ -29,12 +28,12 @@ typedef struct result {
     double time_ms;
 } result;
 
+/* "add-remove" or "replace-one". */
+const char *relation_name(dpa_relation r);
+
 /* "epsilon" / "delta": what the query reports, and what it is given. */
 const char *reported_name(const query_spec *qs);
 const char *given_name(const query_spec *qs);
-
-/* Milliseconds on the monotonic clock. */
-double cli_now_ms(void);
 
 /* Run `method` on `e`: check support, then time composing and querying. */
 void run_accountant(const char *method, const dpa_options *opt, const dpa_event *e,
@@ -44,8 +43,8 @@ int is_approximate(const result *r);
 
 /* Print n results (single: one accountant's bound; else the compare table).
  * Returns -1, having printed nothing, when a bound holds a NaN (the caller
- * reports NAN_OUTPUT_MESSAGE and exits 1). */
-int print_results(out_format format, dpa_relation relation, const char *mech,
+ * reports CLI_NAN_OUTPUT_MESSAGE and exits 1). */
+int print_results(cli_format format, dpa_relation relation, const char *mech,
                   const query_spec *qs, const result *rows, size_t n, int single);
 
 #endif

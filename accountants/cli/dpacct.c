@@ -18,7 +18,6 @@
  */
 
 #include "cli_args.h"
-#include "cli_format.h"
 #include "cli_report.h"
 #include "dpacct.h"
 
@@ -38,22 +37,18 @@
 /* A failure reported by the library: its own sentence, exit status 1. */
 static int library_error(const dpa_error *err)
 {
-    print_error_line(err->message[0] ? err->message : dpa_strerror(err->status));
-    return EXIT_LIBRARY;
+    cli_library_error(err);
+    return CLI_EXIT_LIBRARY;
 }
 
-/* A NaN reached the output (format_value refused it): an internal error,
+/* A NaN reached the output (cli_format_value refused it): an internal error,
  * never a printed value. */
 static int nan_output(void)
 {
-    print_error_line(NAN_OUTPUT_MESSAGE);
-    return EXIT_LIBRARY;
+    cli_error("%s", CLI_NAN_OUTPUT_MESSAGE);
+    return CLI_EXIT_LIBRARY;
 }
 
-static value_style style_of(out_format f)
-{
-    return f == FORMAT_JSON ? STYLE_JSON : f == FORMAT_CSV ? STYLE_CSV : STYLE_TEXT;
-}
 
 /* Fill a public error struct for failures detected in the CLI itself
  * (the library's own helper is private). */
@@ -177,11 +172,11 @@ static int run_single(const cli *c, const mechanism *m, const query_spec *qs)
     describe_mechanism(c, e, mech, sizeof mech);
     dpa_event_free(e);
     if (!has_value(&r)) {
-        print_error_line(r.reason);
-        return EXIT_LIBRARY;
+        cli_error("%s", r.reason);
+        return CLI_EXIT_LIBRARY;
     }
     if (print_results(c->format, c->relation, mech, qs, &r, 1, 1)) return nan_output();
-    return EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 static int cmd_epsilon(const cli *c, const mechanism *m)
@@ -304,14 +299,14 @@ static int compare_methods(const cli *c, const mechanism *m, const char *const *
         free(rows);
         return nan_output();
     }
-    if (m->noisy_cgd && c->format == FORMAT_TABLE)
+    if (m->noisy_cgd && c->format == CLI_FORMAT_TABLE)
         printf("composition: the same noisy steps with every iterate released (%" PRIu64
                " Gaussian steps per example).\n", m->steps);
-    if (m->shuffled && c->format == FORMAT_TABLE && qs.kind == QUERY_EPSILON)
+    if (m->shuffled && c->format == CLI_FORMAT_TABLE && qs.kind == QUERY_EPSILON)
         printf("closed form: Feldman, McMillan & Talwar 2021, Thm 3.1; local: eps0, the guarantee without "
                "shuffling%s.\n", m->steps > 1 ? "; x R: basic composition of R rounds at delta/R each" : "");
     free(rows);
-    return failed ? EXIT_LIBRARY : EXIT_OK;
+    return failed ? CLI_EXIT_LIBRARY : CLI_EXIT_OK;
 }
 
 /* dpacct shuffle: one round, the shuffle accountant's exact clones bound;
@@ -362,10 +357,10 @@ static int cmd_shuffle_gaussian(const cli *c, const mechanism *m)
     char mech[DESCRIPTION_SIZE];
     snprintf(mech, sizeof mech, "shuffled gaussian(sigma=%g, n=%" PRIu64 ")", m->sigma, m->users);
     if (print_results(c->format, c->relation, mech, &qs, rows, 2, 0)) return nan_output();
-    if (c->format == FORMAT_TABLE)
+    if (c->format == CLI_FORMAT_TABLE)
         printf("used: %s (epsilon %.6g), the smaller certified bound.\n",
                g.amplified ? "shuffled" : "plain", g.epsilon);
-    return EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* Every registered accountant on the same mechanism. */
@@ -412,46 +407,46 @@ static int print_calibration(const cli *c, const char *method, const char *mech,
                              const dpa_calibration *cal)
 {
     const int steps = c->solve == SOLVE_STEPS, lambda = c->solve == SOLVE_STRONG_CONVEXITY;
-    const value_style style = style_of(c->format);
-    char value[NUMBER_SIZE], fails[NUMBER_SIZE], eps_v[NUMBER_SIZE], eps_f[NUMBER_SIZE],
-        tol[NUMBER_SIZE], target[NUMBER_SIZE], delta[NUMBER_SIZE];
-    /* Through the one rule (format_value): the printed noise is rounded up
+    const cli_style style = cli_style_of(c->format);
+    char value[CLI_NUMBER_SIZE], fails[CLI_NUMBER_SIZE], eps_v[CLI_NUMBER_SIZE], eps_f[CLI_NUMBER_SIZE],
+        tol[CLI_NUMBER_SIZE], target[CLI_NUMBER_SIZE], delta[CLI_NUMBER_SIZE];
+    /* Through the one rule (cli_format_value): the printed noise is rounded up
      * and the failing noise down: with epsilon decreasing in the noise, the
      * printed value still meets the target and the printed failing value
      * still fails.  No failing value (the whole range meets) is absent. */
     int bad = 0;
     if (steps) snprintf(value, sizeof value, "%" PRIu64, (uint64_t)cal->value);
-    else bad |= format_value(cal->value, ROLE_UPPER, style, value);
+    else bad |= cli_format_value(cal->value, CLI_ROLE_UPPER, style, value);
     if (isnan(cal->fails)) {
-        snprintf(fails, sizeof fails, "%s", format_absent(style));
-        snprintf(eps_f, sizeof eps_f, "%s", format_absent(style));
+        snprintf(fails, sizeof fails, "%s", cli_format_absent(style));
+        snprintf(eps_f, sizeof eps_f, "%s", cli_format_absent(style));
     } else {
         if (steps) snprintf(fails, sizeof fails, "%" PRIu64, (uint64_t)cal->fails);
-        else bad |= format_value(cal->fails, ROLE_LOWER, style, fails);
-        bad |= format_value(cal->epsilon_at_fails, ROLE_UPPER, style, eps_f);
+        else bad |= cli_format_value(cal->fails, CLI_ROLE_LOWER, style, fails);
+        bad |= cli_format_value(cal->epsilon_at_fails, CLI_ROLE_UPPER, style, eps_f);
     }
-    bad |= format_value(cal->epsilon_at_value, ROLE_UPPER, style, eps_v);
-    bad |= format_value(steps ? 1.0 : cal->rel_tol, ROLE_PLAIN, style, tol);
-    bad |= format_value(c->epsilon, ROLE_PLAIN, style, target);
-    bad |= format_value(c->delta, ROLE_PLAIN, style, delta);
+    bad |= cli_format_value(cal->epsilon_at_value, CLI_ROLE_UPPER, style, eps_v);
+    bad |= cli_format_value(steps ? 1.0 : cal->rel_tol, CLI_ROLE_PLAIN, style, tol);
+    bad |= cli_format_value(c->epsilon, CLI_ROLE_PLAIN, style, target);
+    bad |= cli_format_value(c->delta, CLI_ROLE_PLAIN, style, delta);
     if (bad) return -1;
     const char *what = steps ? "steps" : lambda ? "strong-convexity" : "sigma";
     const char *tol_kind = steps ? "absolute" : "relative";
 
-    if (c->format == FORMAT_JSON) {
+    if (c->format == CLI_FORMAT_JSON) {
         fputs("{\n  \"mechanism\": ", stdout);
-        json_string(stdout, mech);
+        cli_json_string(stdout, mech);
         printf(",\n  \"relation\": \"%s\",\n  \"method\": ", relation_name(c->relation));
-        json_string(stdout, method);
+        cli_json_string(stdout, method);
         printf(",\n  \"solve\": \"%s\",\n  \"target_epsilon\": %s,\n  \"delta\": %s,\n"
                "  \"value\": %s,\n  \"fails\": %s", what, target, delta, value, fails);
         printf(",\n  \"epsilon_at_value\": %s,\n  \"epsilon_at_fails\": %s", eps_v, eps_f);
         printf(",\n  \"evaluations\": %u,\n  \"tolerance\": %s,\n  \"tolerance_type\": \"%s\"\n}\n",
                cal->evaluations, tol, tol_kind);
-    } else if (c->format == FORMAT_CSV) {
+    } else if (c->format == CLI_FORMAT_CSV) {
         printf("method,solve,relation,target_epsilon,delta,value,fails,epsilon_at_value,"
                "epsilon_at_fails,evaluations,tolerance,tolerance_type\n");
-        csv_field(stdout, method);
+        cli_csv_field(stdout, method);
         printf(",%s,%s,%s,%s,%s,%s,%s,%s,%u,%s,%s\n", what, relation_name(c->relation), target,
                delta, value, fails, eps_v, eps_f, cal->evaluations, tol,
                tol_kind);
@@ -522,7 +517,7 @@ static int cmd_calibrate(const cli *c, const mechanism *m)
     dpa_event_describe(found, mech, sizeof mech);
     dpa_event_free(found);
     if (print_calibration(c, method, mech, &cal)) return nan_output();
-    return EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* The RDP curve eps(alpha) of the mechanism, one line per order.  The
@@ -550,43 +545,43 @@ static int cmd_rdp_curve(const cli *c, const mechanism *m)
         free(eps);
         return library_error(&err);
     }
-    char o[NUMBER_SIZE], v[NUMBER_SIZE];
-    const value_style style = style_of(c->format);
+    char o[CLI_NUMBER_SIZE], v[CLI_NUMBER_SIZE];
+    const cli_style style = cli_style_of(c->format);
     for (size_t i = 0; i < n; i++)
-        if (format_value(orders[i], ROLE_PLAIN, style, o) || format_value(eps[i], ROLE_UPPER, style, v)) {
+        if (cli_format_value(orders[i], CLI_ROLE_PLAIN, style, o) || cli_format_value(eps[i], CLI_ROLE_UPPER, style, v)) {
             free(orders);
             free(eps);
             return nan_output();
         }
-    if (c->format == FORMAT_JSON) {
+    if (c->format == CLI_FORMAT_JSON) {
         printf("{\n  \"mechanism\": ");
-        json_string(stdout, mech);
+        cli_json_string(stdout, mech);
         printf(",\n  \"relation\": \"%s\",\n  \"curve\": [", relation_name(c->relation));
         for (size_t i = 0; i < n; i++) {
-            format_value(orders[i], ROLE_PLAIN, style, o);
-            format_value(eps[i], ROLE_UPPER, style, v);
+            cli_format_value(orders[i], CLI_ROLE_PLAIN, style, o);
+            cli_format_value(eps[i], CLI_ROLE_UPPER, style, v);
             printf("%s\n    {\"order\": %s, \"epsilon\": %s}", i ? "," : "", o, v);
         }
         printf("\n  ]\n}\n");
-    } else if (c->format == FORMAT_CSV) {
+    } else if (c->format == CLI_FORMAT_CSV) {
         printf("order,epsilon\n");
         for (size_t i = 0; i < n; i++) {
-            format_value(orders[i], ROLE_PLAIN, style, o);
-            format_value(eps[i], ROLE_UPPER, style, v);
+            cli_format_value(orders[i], CLI_ROLE_PLAIN, style, o);
+            cli_format_value(eps[i], CLI_ROLE_UPPER, style, v);
             printf("%s,%s\n", o, v);
         }
     } else {
         printf("mechanism: %s, %s neighbours\n%-10s  %s\n", mech, relation_name(c->relation), "order",
                "epsilon(order), upper bound");
         for (size_t i = 0; i < n; i++) {
-            format_value(orders[i], ROLE_PLAIN, style, o);
-            format_value(eps[i], ROLE_UPPER, style, v);
+            cli_format_value(orders[i], CLI_ROLE_PLAIN, style, o);
+            cli_format_value(eps[i], CLI_ROLE_UPPER, style, v);
             printf("%-10s  %s\n", o, v);
         }
     }
     free(orders);
     free(eps);
-    return EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* The privacy profile delta(eps) at evenly spaced epsilons, one accountant
@@ -609,12 +604,12 @@ static int cmd_profile(const cli *c, const mechanism *m)
         dpa_accountant_free(a);
         return library_error(&err);
     }
-    if (c->format == FORMAT_JSON) {
+    if (c->format == CLI_FORMAT_JSON) {
         printf("{\n  \"mechanism\": ");
-        json_string(stdout, mech);
+        cli_json_string(stdout, mech);
         printf(",\n  \"relation\": \"%s\",\n  \"method\": \"%s\",\n  \"profile\": [",
                relation_name(c->relation), method);
-    } else if (c->format == FORMAT_CSV) {
+    } else if (c->format == CLI_FORMAT_CSV) {
         printf("epsilon,delta_lower,delta_upper,flags\n");
     } else {
         printf("mechanism: %s, %s neighbours, method %s\n%-14s %-16s %-16s %s\n", mech,
@@ -625,43 +620,43 @@ static int cmd_profile(const cli *c, const mechanism *m)
         if (i + 1 == c->points) eps = c->eps_max;
         /* query the epsilon as it is printed, so that each row's delta
          * belongs to the epsilon shown (0.3, not 0.30000000000000004) */
-        char shown[NUMBER_SIZE];
-        eps = strtod(fmt_plain(eps, shown), NULL);
+        char shown[CLI_NUMBER_SIZE];
+        eps = strtod(cli_format_plain(eps, shown), NULL);
         dpa_bound b;
         st = dpa_accountant_delta(a, eps, &b, &err);
         if (st && st != DPA_EACCURACY) {
-            if (c->format == FORMAT_JSON) printf("\n  ]\n}\n");
+            if (c->format == CLI_FORMAT_JSON) printf("\n  ]\n}\n");
             dpa_accountant_free(a);
             return library_error(&err);
         }
-        char x[NUMBER_SIZE], notes[256];
-        bound_text t;
+        char x[CLI_NUMBER_SIZE], notes[256];
+        cli_bound_text t;
         size_t used = dpa_bound_describe(b.flags, notes, sizeof notes);
         if (st == DPA_EACCURACY && used + 40 < sizeof notes)
             snprintf(notes + used, sizeof notes - used, "%saccuracy not reached", used ? ", " : "");
         if (!notes[0]) snprintf(notes, sizeof notes, "-");
-        if (format_value(eps, ROLE_PLAIN, style_of(c->format), x) || format_bound(&b, style_of(c->format), &t)) {
-            if (c->format == FORMAT_JSON) printf("\n  ]\n}\n");
+        if (cli_format_value(eps, CLI_ROLE_PLAIN, cli_style_of(c->format), x) || cli_format_bound(&b, cli_style_of(c->format), &t)) {
+            if (c->format == CLI_FORMAT_JSON) printf("\n  ]\n}\n");
             dpa_accountant_free(a);
             return nan_output();
         }
         const char *lo = t.lower, *up = t.upper;
-        if (c->format == FORMAT_JSON) {
+        if (c->format == CLI_FORMAT_JSON) {
             printf("%s\n    {\"epsilon\": %s, \"delta_lower\": %s, \"delta_upper\": %s, \"notes\": ", i ? "," : "",
                    x, lo, up);
-            json_string(stdout, notes);
+            cli_json_string(stdout, notes);
             printf("}");
-        } else if (c->format == FORMAT_CSV) {
+        } else if (c->format == CLI_FORMAT_CSV) {
             printf("%s,%s,%s,", x, lo, up);
-            csv_field(stdout, notes);
+            cli_csv_field(stdout, notes);
             printf("\n");
         } else {
             printf("%-14s %-16s %-16s %s\n", x, lo, up, notes);
         }
     }
-    if (c->format == FORMAT_JSON) printf("\n  ]\n}\n");
+    if (c->format == CLI_FORMAT_JSON) printf("\n  ]\n}\n");
     dpa_accountant_free(a);
-    return EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* ---- running a subcommand -------------------------------------------------- */
@@ -678,7 +673,7 @@ static int run_command(command_id cmd, const cli *c, const mechanism *m)
     case CMD_SHUFFLE: return cmd_shuffle(c, m);
     case CMD_NONE: break;
     }
-    return EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* ---- main ------------------------------------------------------------------ */
@@ -688,8 +683,9 @@ int main(int argc, char **argv)
     command_id cmd;
     cli c;
     mechanism m;
+    cli_set_program("dpacct");
     int st = parse_command_line(argc, argv, &cmd, &c, &m);
-    if (st != EXIT_OK || cmd == CMD_NONE) return st;
+    if (st != CLI_EXIT_OK || cmd == CMD_NONE) return st;
     st = run_command(cmd, &c, &m);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         dpa_error err = { 0 };

@@ -49,8 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static mechanism m;
     command_id cmd;
     int st = parse_command_line(argc, argv, &cmd, &c, &m);
-    if (st != EXIT_OK && st != EXIT_USAGE) abort();
-    if (st == EXIT_OK && cmd != CMD_NONE) {
+    if (st != CLI_EXIT_OK && st != CLI_EXIT_USAGE) abort();
+    if (st == CLI_EXIT_OK && cmd != CMD_NONE) {
         /* an accepted mechanism is one the library can be asked about */
         if (!(m.q > 0.0 && m.q <= 1.0) || m.steps == 0) abort();
     }

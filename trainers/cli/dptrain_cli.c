@@ -1,7 +1,8 @@
 /*
- * dptrain_cli.c - what the dptrain subcommands share: one-line usage
- * errors (exit status 2), number parsing, the library's error line, the
- * progress bar and the version.
+ * dptrain_cli.c - what the dptrain subcommands share beyond the
+ * command-line toolkit (lib/cli/cli_toolkit.h): the trainers' own values
+ * (seeds, data sizes, the work limit, accountants, input formats), loading
+ * the data, the privacy generator, the data-use list and the version.
  */
 #include <config.h>
 
@@ -17,73 +18,10 @@
 #include <string.h>
 #include <time.h>
 
-int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("dptrain: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return EXIT_USAGE;
-}
-
-int bad_value(const char *name, const char *expected, const char *text)
-{
-    char shown[SHOWN_SIZE];
-    return usage_error("--%s: expected %s, got '%s'", name, expected, dpt_escape(text, 0, shown, sizeof shown));
-}
-
-int parse_double(const char *name, const char *text, double lo, int lo_open, double hi, int hi_open, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || *end || errno || !isfinite(v) || (lo_open ? !(v > lo) : !(v >= lo)) ||
-        (hi_open ? !(v < hi) : !(v <= hi))) {
-        char expected[96];
-        snprintf(expected, sizeof expected, "a number in %c%g, %g%c", lo_open ? '(' : '[', lo, hi, hi_open ? ')' : ']');
-        return bad_value(name, expected, text);
-    }
-    *out = v;
-    return 0;
-}
-
-/* The whole of `text` as decimal digits: 1 and *out, 0 when it is not
- * digits only, -1 when it is but does not fit 64 bits. */
-static int whole_number(const char *text, uint64_t *out)
-{
-    size_t k = 0;
-    while (text[k] >= '0' && text[k] <= '9') k++;
-    if (k == 0 || text[k]) return 0;
-    errno = 0;
-    unsigned long long v = strtoull(text, NULL, 10);
-    if (errno == ERANGE || v > UINT64_MAX) return -1;
-    *out = (uint64_t)v;
-    return 1;
-}
-
-int parse_count(const char *name, const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-    uint64_t v = 0;
-    int ok = whole_number(text, &v);
-    char shown[SHOWN_SIZE];
-    if (ok != 0 && (ok < 0 || v > hi))
-        return usage_error("--%s: at most %llu, got '%s'", name, (unsigned long long)hi,
-                           dpt_escape(text, 0, shown, sizeof shown));
-    if (ok == 0 || v < lo) {
-        char expected[64];
-        snprintf(expected, sizeof expected, "a whole number >= %llu", (unsigned long long)lo);
-        return bad_value(name, expected, text);
-    }
-    *out = v;
-    return 0;
-}
-
 int parse_seed(const char *name, const char *text, unsigned long *out)
 {
     uint64_t v;
-    int st = parse_count(name, text, 0, ULONG_MAX, &v);
+    int st = cli_parse_count(name, text, 0, ULONG_MAX, &v);
     if (!st) *out = (unsigned long)v;
     return st;
 }
@@ -104,12 +42,12 @@ int parse_data_size(const char *text, uint64_t *out)
         if (u) shift = 10 * (int)(u - units + 1);
     }
     if (!k || (text[k] && !shift) || (!huge && v == 0))
-        return bad_value("max-data-size", "a size of at least 1 byte, in bytes or with K, M, G or T (powers of 1024), "
+        return cli_bad_value("max-data-size", "a size of at least 1 byte, in bytes or with K, M, G or T (powers of 1024), "
                          "e.g. 8G", text);
     if (huge || v > CLI_MAX_DATA_SIZE >> shift) {
-        char shown[SHOWN_SIZE];
-        return usage_error("--max-data-size: at most %lluT, got '%s'", (unsigned long long)(CLI_MAX_DATA_SIZE >> 40),
-                           dpt_escape(text, 0, shown, sizeof shown));
+        char shown[CLI_SHOWN_SIZE];
+        return cli_usage_error("--max-data-size: at most %lluT, got '%s'", (unsigned long long)(CLI_MAX_DATA_SIZE >> 40),
+                               cli_shown(text, shown, sizeof shown));
     }
     *out = v << shift;
     return 0;
@@ -118,7 +56,7 @@ int parse_data_size(const char *text, uint64_t *out)
 int check_work(uint64_t epochs, size_t n)
 {
     if (n && epochs > CLI_MAX_WORK / n)
-        return usage_error("--epochs: %llu epochs of %zu training examples are %.3g gradient evaluations, above the "
+        return cli_usage_error("--epochs: %llu epochs of %zu training examples are %.3g gradient evaluations, above the "
                            "limit of %.0e", (unsigned long long)epochs, n, (double)epochs * (double)n,
                            (double)CLI_MAX_WORK);
     return 0;
@@ -146,52 +84,6 @@ int load_train_test(const char *data, const char *labels, const char *test_data,
     return st;
 }
 
-/* The message without a leading "dptrain: " (the trainers' messages carry
- * it), or a sentence when a failure left none: never an empty line.  The
- * messages escape what they echo; one that still holds a control byte
- * (from a library that does not) is escaped whole, so it stays one line. */
-static const char *message_of(const dpa_error *err, char *buf, size_t size)
-{
-    const char *m = err ? err->message : "";
-    if (strncmp(m, "dptrain: ", 9) == 0) m += 9;
-    if (!*m) {
-        int status = err && err->status ? err->status : DPA_ENOMEM;
-        snprintf(buf, size, "failed without a message (status %d: %s)", status, dpa_strerror(status));
-        return buf;
-    }
-    for (const unsigned char *p = (const unsigned char *)m; *p; p++)
-        if (*p < 0x20 || *p == 0x7F) return dpt_escape(m, 0, buf, size);
-    return m;
-}
-
-void print_error(const dpa_error *err)
-{
-    char buf[4 * DPA_ERROR_MESSAGE_SIZE];
-    fprintf(stderr, "dptrain: %s\n", message_of(err, buf, sizeof buf));
-}
-
-void print_option_error(const char *option, const char *prefix, const dpa_error *err)
-{
-    char buf[4 * DPA_ERROR_MESSAGE_SIZE];
-    const char *m = message_of(err, buf, sizeof buf);
-    size_t len = prefix ? strlen(prefix) : 0;
-    if (len && strncmp(m, prefix, len) == 0) m += len;
-    fprintf(stderr, "dptrain: %s: %s\n", option, m);
-}
-
-void progress_bar(void *ctx, uint64_t done, uint64_t total)
-{
-    const struct timespec *start = ctx;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double el = (double)(now.tv_sec - start->tv_sec) + 1e-9 * (double)(now.tv_nsec - start->tv_nsec);
-    int width = 30, fill = total ? (int)((double)width * (double)done / (double)total) : width;
-    fprintf(stderr, "\r[%.*s%*s] %llu/%llu steps  %.1f s", fill, "##############################", width - fill, "",
-            (unsigned long long)done, (unsigned long long)total, el);
-    if (done == total) fputc('\n', stderr);
-    fflush(stderr);
-}
-
 #ifdef HAVE_OPENBLAS
 char *openblas_get_config(void);   /* OpenBLAS's own description of its build */
 #endif
@@ -209,27 +101,29 @@ void print_version(void)
 }
 
 
+const char *upper_text(double x, int json, char *buf)
+{
+    cli_format_value(x, CLI_ROLE_UPPER, json ? CLI_STYLE_JSON : CLI_STYLE_TEXT, buf);
+    return buf;
+}
+
 int parse_accountant(const char *text, const char **out)
 {
-    if (!dpa_accountant_summary(text)) {
-        char names[160] = "";
-        size_t len = 0;
-        for (const char *const *n = dpa_accountant_names(); n && *n && len < sizeof names; n++)
-            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", *n);
-        char expected[200];
-        snprintf(expected, sizeof expected, "one of %s", names);
-        return bad_value("accountant", expected, text);
-    }
-    *out = text;
-    return 0;
+    int choice;
+    int st = cli_parse_choice("accountant", text, dpa_accountant_names(), &choice);
+    if (!st) *out = dpa_accountant_names()[choice];
+    return st;
 }
 
 int parse_input_format(const char *text, const char **out)
 {
-    if (strcmp(text, "csv") && strcmp(text, "libsvm") && strcmp(text, "idx"))
-        return bad_value("input-format", "csv, libsvm or idx", text);
-    *out = text;
-    return 0;
+    static const char *const formats[] = { "csv", "libsvm", "idx" };
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (strcmp(text, formats[i]) == 0) {
+            *out = formats[i];
+            return 0;
+        }
+    return cli_bad_value("input-format", "csv, libsvm or idx", text);
 }
 
 int load_file(const char *path, const char *labels, const char *format, const char *target, uint64_t max_bytes,
@@ -244,8 +138,8 @@ int cli_privacy_rng(int seed_given, unsigned long seed, dpt_rng **out)
     dpa_error err = { 0 };
     int st = seed_given ? dpt_rng_new_seeded((uint64_t)seed, out, &err) : dpt_rng_new_secure(out, &err);
     if (st) {
-        print_error(&err);
-        return EXIT_LIB;
+        cli_library_error(&err);
+        return CLI_EXIT_LIBRARY;
     }
     return 0;
 }
@@ -283,30 +177,13 @@ void data_use_print_table(const cli_data_use *u)
     for (size_t i = 0; i < u->n; i++) printf("%-19s%s\n", i ? "" : "data use", u->item[i]);
 }
 
-const char *json_escape(const char *s, char *buf, size_t size)
-{
-    size_t k = 0;
-    if (!size) return buf;
-    for (; *s && k + 7 < size; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            buf[k++] = '\\';
-            buf[k++] = (char)c;
-        } else if (c < 0x20) {
-            k += (size_t)snprintf(buf + k, size - k, "\\u%04x", c);
-        } else {
-            buf[k++] = (char)c;
-        }
-    }
-    buf[k] = '\0';
-    return buf;
-}
-
 void data_use_print_json(const cli_data_use *u)
 {
-    char esc[2 * CLI_DATA_USE_SIZE + 8];
     printf("  \"data_use\": [");
-    for (size_t i = 0; i < u->n; i++) printf("%s\"%s\"", i ? ", " : "", json_escape(u->item[i], esc, sizeof esc));
+    for (size_t i = 0; i < u->n; i++) {
+        if (i) printf(", ");
+        cli_json_string(stdout, u->item[i]);
+    }
     printf("],\n");
 }
 

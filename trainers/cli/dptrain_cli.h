@@ -6,11 +6,10 @@
 #ifndef DPTRAIN_CLI_H
 #define DPTRAIN_CLI_H
 
+#include "cli_toolkit.h"
 #include "dptrain.h"
 
 #include <stdint.h>
-
-enum { EXIT_LIB = 1, EXIT_USAGE = 2 };
 
 /* Upper limits of the count options, refused above with a usage error and
  * listed in the --help texts and docs/dptrain.1.  They are far above any
@@ -41,19 +40,6 @@ enum { EXIT_LIB = 1, EXIT_USAGE = 2 };
 /* --max-data-size: at most 1 PiB (a limit, not a promise of memory). */
 #define CLI_MAX_DATA_SIZE (UINT64_C(1) << 50)
 
-/* Room for an echoed value (dpt_escape cuts it with "..."). */
-enum { SHOWN_SIZE = 64 };
-
-/* "dptrain: " and the message on stderr; returns EXIT_USAGE. */
-int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "--NAME: expected EXPECTED, got 'TEXT'" (TEXT escaped); EXIT_USAGE. */
-int bad_value(const char *name, const char *expected, const char *text);
-/* The whole of `text` as a number in the interval (open or closed ends),
- * else a usage error naming --name. */
-int parse_double(const char *name, const char *text, double lo, int lo_open, double hi, int hi_open, double *out);
-/* A whole number in [lo, hi] (decimal digits only), else a usage error
- * naming --name (and the limit, when it is above hi). */
-int parse_count(const char *name, const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
 /* A seed: a whole number that fits an unsigned long. */
 int parse_seed(const char *name, const char *text, unsigned long *out);
 /* --max-data-size: bytes, or a number with K, M, G or T (powers of 1024),
@@ -80,7 +66,7 @@ int load_train_test(const char *data, const char *labels, const char *test_data,
 /* The generator of a run's privacy draws: seeded from --seed when the
  * option was given (reproducible, so the run is labelled not private),
  * else keyed from the operating system.  Prints the error and returns
- * EXIT_LIB when it cannot be made. */
+ * CLI_EXIT_LIBRARY when it cannot be made. */
 int cli_privacy_rng(int seed_given, unsigned long seed, dpt_rng **out);
 
 /* What a run did with the user's data, for the report: one entry per part
@@ -117,19 +103,11 @@ void data_use_loader(cli_data_use *u, const char *format);
 /* The accounting text with the run's caveats appended: "; not covered by
  * the guarantee: see data use" when an entry is uncovered. */
 const char *data_use_accounting(const cli_data_use *u, const char *accounting, char *buf, size_t size);
-/* s as a JSON string body (quotes, backslashes and control characters
- * escaped) into buf. */
-const char *json_escape(const char *s, char *buf, size_t size);
-
-/* One line on stderr for a library error (a failure that left no message
- * is said so, with its status, rather than printed empty). */
-void print_error(const dpa_error *err);
-/* The same for an error about an option's value: "dptrain: --OPTION: "
- * and the message, without its own `prefix` (e.g. "synthetic: ") if it
- * starts with it. */
-void print_option_error(const char *option, const char *prefix, const dpa_error *err);
-/* The progress callback: ctx is a struct timespec of the start. */
-void progress_bar(void *ctx, uint64_t done, uint64_t total);
+/* A certified upper value of a report (an epsilon spent, the delta it holds
+ * at) through the toolkit's rule: 10 significant digits rounded up, never
+ * to nearest; json: the JSON spelling (null for NaN, "inf").  buf holds
+ * CLI_NUMBER_SIZE bytes. */
+const char *upper_text(double x, int json, char *buf);
 /* dptrain's version, libdpacct's and the CBLAS linked. */
 void print_version(void);
 /* dptrain sgd|ncgd ARGS: argv[0] is the subcommand. */

@@ -105,104 +105,106 @@ static void cls_help(void)
 static int parse_cls_args(int argc, char **argv, cls_args *a)
 {
     enum {
-        O_DATA = 256, O_LABELS, O_INFMT, O_TARGET, O_TDATA, O_TLABELS, O_TESTFR, O_SCALE, O_STD, O_CLASSES, O_MODEL,
+        O_DATA, O_LABELS, O_INFMT, O_TARGET, O_TDATA, O_TLABELS, O_TESTFR, O_SCALE, O_STD, O_CLASSES, O_MODEL,
         O_P, O_W, O_MSEED, O_EPS, O_DELTA, O_NM, O_REL, O_ACC, O_NONOISE, O_EPOCHS, O_BATCH, O_LR, O_SCHED, O_DECAY,
         O_DEPOCHS, O_CLIP, O_L2, O_ETAL, O_MATCH, O_SMOOTH, O_SEED, O_PEREPOCH, O_FORMAT, O_PROGRESS, O_MAXDATA,
-        O_CLIPROWS
+        O_CLIPROWS, O_COUNT
     };
-    static const struct option longs[] = {
-        { "data", 1, 0, O_DATA }, { "labels", 1, 0, O_LABELS }, { "input-format", 1, 0, O_INFMT },
-        { "target", 1, 0, O_TARGET }, { "test-data", 1, 0, O_TDATA }, { "test-labels", 1, 0, O_TLABELS },
-        { "test-fraction", 1, 0, O_TESTFR }, { "feature-scale", 1, 0, O_SCALE }, { "standardize", 0, 0, O_STD },
-        { "classes", 1, 0, O_CLASSES }, { "model", 1, 0, O_MODEL }, { "hyperplanes", 1, 0, O_P },
-        { "width", 1, 0, O_W }, { "model-seed", 1, 0, O_MSEED }, { "epsilon", 1, 0, O_EPS }, { "delta", 1, 0, O_DELTA },
-        { "noise-multiplier", 1, 0, O_NM }, { "relation", 1, 0, O_REL }, { "accountant", 1, 0, O_ACC },
-        { "no-noise", 0, 0, O_NONOISE }, { "epochs", 1, 0, O_EPOCHS }, { "batch-size", 1, 0, O_BATCH },
-        { "learning-rate", 1, 0, O_LR }, { "schedule", 1, 0, O_SCHED }, { "decay", 1, 0, O_DECAY },
-        { "decay-epochs", 1, 0, O_DEPOCHS }, { "clip", 1, 0, O_CLIP }, { "l2", 1, 0, O_L2 },
-        { "eta-lambda", 1, 0, O_ETAL }, { "match-epsilon", 0, 0, O_MATCH }, { "smoothness", 1, 0, O_SMOOTH },
-        { "seed", 1, 0, O_SEED }, { "per-epoch", 0, 0, O_PEREPOCH }, { "format", 1, 0, O_FORMAT },
-        { "progress", 0, 0, O_PROGRESS }, { "max-data-size", 1, 0, O_MAXDATA }, { "clip-rows", 1, 0, O_CLIPROWS },
-        { "help", 0, 0, 'h' },
-        { 0, 0, 0, 0 },
+    /* the values are parsed below; the help text is written out in full above */
+    static const cli_option options[O_COUNT] = {
+        [O_DATA] = { "data", "X", NULL }, [O_LABELS] = { "labels", "X", NULL },
+        [O_INFMT] = { "input-format", "X", NULL }, [O_TARGET] = { "target", "X", NULL },
+        [O_TDATA] = { "test-data", "X", NULL }, [O_TLABELS] = { "test-labels", "X", NULL },
+        [O_TESTFR] = { "test-fraction", "X", NULL }, [O_SCALE] = { "feature-scale", "X", NULL },
+        [O_STD] = { "standardize", NULL, NULL }, [O_CLASSES] = { "classes", "X", NULL },
+        [O_MODEL] = { "model", "X", NULL }, [O_P] = { "hyperplanes", "X", NULL }, [O_W] = { "width", "X", NULL },
+        [O_MSEED] = { "model-seed", "X", NULL }, [O_EPS] = { "epsilon", "X", NULL },
+        [O_DELTA] = { "delta", "X", NULL }, [O_NM] = { "noise-multiplier", "X", NULL },
+        [O_REL] = { "relation", "X", NULL }, [O_ACC] = { "accountant", "X", NULL },
+        [O_NONOISE] = { "no-noise", NULL, NULL }, [O_EPOCHS] = { "epochs", "X", NULL },
+        [O_BATCH] = { "batch-size", "X", NULL }, [O_LR] = { "learning-rate", "X", NULL },
+        [O_SCHED] = { "schedule", "X", NULL }, [O_DECAY] = { "decay", "X", NULL },
+        [O_DEPOCHS] = { "decay-epochs", "X", NULL }, [O_CLIP] = { "clip", "X", NULL }, [O_L2] = { "l2", "X", NULL },
+        [O_ETAL] = { "eta-lambda", "X", NULL }, [O_MATCH] = { "match-epsilon", NULL, NULL },
+        [O_SMOOTH] = { "smoothness", "X", NULL }, [O_SEED] = { "seed", "X", NULL },
+        [O_PEREPOCH] = { "per-epoch", NULL, NULL }, [O_FORMAT] = { "format", "X", NULL },
+        [O_PROGRESS] = { "progress", NULL, NULL }, [O_MAXDATA] = { "max-data-size", "X", NULL },
+        [O_CLIPROWS] = { "clip-rows", "X", NULL },
     };
-    opterr = 0;
-    optind = 1;
+    char command[64];
+    snprintf(command, sizeof command, "%s", "dptrain sgd");
+    cli_parser p;
+    cli_parser_init(&p, options, O_COUNT, command, 0);
+    const char *value;
     int c, st = 0, have_mseed = 0;
     uint64_t u;
-    char shown[SHOWN_SIZE];
-    while ((c = getopt_long(argc, argv, "+:h", longs, NULL)) != -1) {
+    while ((c = cli_next_option(&p, argc, argv, &value)) != CLI_OPT_END) {
         switch (c) {
-        case 'h': cls_help(); return -1;
-        case O_DATA: a->data = optarg; break;
-        case O_LABELS: a->labels = optarg; break;
-        case O_INFMT: st = parse_input_format(optarg, &a->input_format); break;
-        case O_TARGET: a->target = optarg; break;
-        case O_TDATA: a->test_data = optarg; break;
-        case O_TLABELS: a->test_labels = optarg; break;
-        case O_TESTFR: st = parse_double("test-fraction", optarg, 0.0, 0, 1.0, 1, &a->test_fraction); break;
-        case O_SCALE: st = parse_double("feature-scale", optarg, 0.0, 1, INFINITY, 1, &a->feature_scale); break;
+        case CLI_OPT_ERROR: return CLI_EXIT_USAGE;
+        case CLI_OPT_HELP: cls_help(); return -1;
+        case O_DATA: a->data = value; break;
+        case O_LABELS: a->labels = value; break;
+        case O_INFMT: st = parse_input_format(value, &a->input_format); break;
+        case O_TARGET: a->target = value; break;
+        case O_TDATA: a->test_data = value; break;
+        case O_TLABELS: a->test_labels = value; break;
+        case O_TESTFR: st = cli_parse_real("test-fraction", value, 0.0, 0, 1.0, 1, &a->test_fraction); break;
+        case O_SCALE: st = cli_parse_real("feature-scale", value, 0.0, 1, INFINITY, 1, &a->feature_scale); break;
         case O_STD: a->standardize = 1; break;
-        case O_CLASSES: st = parse_count("classes", optarg, 2, CLI_MAX_UNITS, &u); a->classes = (size_t)u; break;
+        case O_CLASSES: st = cli_parse_count("classes", value, 2, CLI_MAX_UNITS, &u); a->classes = (size_t)u; break;
         case O_MODEL:
-            if (strcmp(optarg, "softmax") == 0) a->model.kind = DPT_MODEL_SOFTMAX;
-            else if (strcmp(optarg, "convex") == 0) a->model.kind = DPT_MODEL_CONVEX;
-            else if (strcmp(optarg, "relu") == 0) a->model.kind = DPT_MODEL_RELU;
-            else return bad_value("model", "softmax, convex or relu", optarg);
+            if (strcmp(value, "softmax") == 0) a->model.kind = DPT_MODEL_SOFTMAX;
+            else if (strcmp(value, "convex") == 0) a->model.kind = DPT_MODEL_CONVEX;
+            else if (strcmp(value, "relu") == 0) a->model.kind = DPT_MODEL_RELU;
+            else return cli_bad_value("model", "softmax, convex or relu", value);
             break;
-        case O_P: st = parse_count("hyperplanes", optarg, 1, CLI_MAX_UNITS, &u); a->model.hyperplanes = (size_t)u; break;
-        case O_W: st = parse_count("width", optarg, 1, CLI_MAX_UNITS, &u); a->model.width = (size_t)u; break;
-        case O_MSEED: st = parse_seed("model-seed", optarg, &a->model.seed); have_mseed = 1; break;
-        case O_EPS: st = parse_double("epsilon", optarg, 0.0, 1, INFINITY, 1, &a->opt.epsilon); a->have_epsilon = 1; break;
+        case O_P: st = cli_parse_count("hyperplanes", value, 1, CLI_MAX_UNITS, &u); a->model.hyperplanes = (size_t)u; break;
+        case O_W: st = cli_parse_count("width", value, 1, CLI_MAX_UNITS, &u); a->model.width = (size_t)u; break;
+        case O_MSEED: st = parse_seed("model-seed", value, &a->model.seed); have_mseed = 1; break;
+        case O_EPS: st = cli_parse_real("epsilon", value, 0.0, 1, INFINITY, 1, &a->opt.epsilon); a->have_epsilon = 1; break;
         case O_DELTA:
             a->have_delta = 1;
-            if (strcmp(optarg, "auto") == 0) a->delta_auto = 1;
-            else st = parse_double("delta", optarg, 0.0, 1, 1.0, 1, &a->opt.delta);
+            if (strcmp(value, "auto") == 0) a->delta_auto = 1;
+            else st = cli_parse_real("delta", value, 0.0, 1, 1.0, 1, &a->opt.delta);
             break;
-        case O_NM: st = parse_double("noise-multiplier", optarg, 0.0, 1, INFINITY, 1, &a->opt.noise_multiplier); break;
+        case O_NM: st = cli_parse_real("noise-multiplier", value, 0.0, 1, INFINITY, 1, &a->opt.noise_multiplier); break;
         case O_REL:
-            if (strcmp(optarg, "replace-one") == 0) a->opt.relation = DPA_REPLACE_ONE;
-            else if (strcmp(optarg, "add-remove") == 0) a->opt.relation = DPA_ADD_REMOVE;
-            else return bad_value("relation", "replace-one or add-remove", optarg);
+            if (strcmp(value, "replace-one") == 0) a->opt.relation = DPA_REPLACE_ONE;
+            else if (strcmp(value, "add-remove") == 0) a->opt.relation = DPA_ADD_REMOVE;
+            else return cli_bad_value("relation", "replace-one or add-remove", value);
             break;
-        case O_ACC: st = parse_accountant(optarg, &a->opt.accountant); break;
+        case O_ACC: st = parse_accountant(value, &a->opt.accountant); break;
         case O_NONOISE: a->opt.noise_off = 1; break;
-        case O_EPOCHS: st = parse_count("epochs", optarg, 1, CLI_MAX_EPOCHS, &a->opt.epochs); break;
-        case O_BATCH: st = parse_count("batch-size", optarg, 1, CLI_MAX_ROWS, &u); a->opt.batch_size = (size_t)u; break;
-        case O_LR: st = parse_double("learning-rate", optarg, 0.0, 1, INFINITY, 1, &a->opt.learning_rate); break;
+        case O_EPOCHS: st = cli_parse_count("epochs", value, 1, CLI_MAX_EPOCHS, &a->opt.epochs); break;
+        case O_BATCH: st = cli_parse_count("batch-size", value, 1, CLI_MAX_ROWS, &u); a->opt.batch_size = (size_t)u; break;
+        case O_LR: st = cli_parse_real("learning-rate", value, 0.0, 1, INFINITY, 1, &a->opt.learning_rate); break;
         case O_SCHED:
-            if (strcmp(optarg, "constant") == 0) a->opt.schedule = DPT_SCHEDULE_CONSTANT;
-            else if (strcmp(optarg, "step") == 0) a->opt.schedule = DPT_SCHEDULE_STEP;
-            else if (strcmp(optarg, "cosine") == 0) a->opt.schedule = DPT_SCHEDULE_COSINE;
-            else return bad_value("schedule", "constant, step or cosine", optarg);
+            if (strcmp(value, "constant") == 0) a->opt.schedule = DPT_SCHEDULE_CONSTANT;
+            else if (strcmp(value, "step") == 0) a->opt.schedule = DPT_SCHEDULE_STEP;
+            else if (strcmp(value, "cosine") == 0) a->opt.schedule = DPT_SCHEDULE_COSINE;
+            else return cli_bad_value("schedule", "constant, step or cosine", value);
             break;
-        case O_DECAY: st = parse_double("decay", optarg, 0.0, 1, 1.0, 0, &a->opt.decay); break;
-        case O_DEPOCHS: st = parse_double("decay-epochs", optarg, 0.0, 1, INFINITY, 1, &a->opt.decay_epochs); break;
-        case O_CLIP: st = parse_double("clip", optarg, 0.0, 1, INFINITY, 1, &a->opt.clip); break;
-        case O_L2: st = parse_double("l2", optarg, 0.0, 0, INFINITY, 1, &a->opt.l2); break;
-        case O_ETAL: st = parse_double("eta-lambda", optarg, 0.0, 1, 1.0, 1, &a->opt.eta_lambda); break;
+        case O_DECAY: st = cli_parse_real("decay", value, 0.0, 1, 1.0, 0, &a->opt.decay); break;
+        case O_DEPOCHS: st = cli_parse_real("decay-epochs", value, 0.0, 1, INFINITY, 1, &a->opt.decay_epochs); break;
+        case O_CLIP: st = cli_parse_real("clip", value, 0.0, 1, INFINITY, 1, &a->opt.clip); break;
+        case O_L2: st = cli_parse_real("l2", value, 0.0, 0, INFINITY, 1, &a->opt.l2); break;
+        case O_ETAL: st = cli_parse_real("eta-lambda", value, 0.0, 1, 1.0, 1, &a->opt.eta_lambda); break;
         case O_MATCH: a->opt.match_epsilon = 1; break;
-        case O_SMOOTH: st = parse_double("smoothness", optarg, 0.0, 1, INFINITY, 1, &a->opt.smoothness); break;
-        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); a->seed_given = 1; break;
-        case O_CLIPROWS: st = parse_double("clip-rows", optarg, 0.0, 1, INFINITY, 1, &a->clip_rows); break;
-        case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
+        case O_SMOOTH: st = cli_parse_real("smoothness", value, 0.0, 1, INFINITY, 1, &a->opt.smoothness); break;
+        case O_SEED: st = parse_seed("seed", value, &a->opt.seed); a->seed_given = 1; break;
+        case O_CLIPROWS: st = cli_parse_real("clip-rows", value, 0.0, 1, INFINITY, 1, &a->clip_rows); break;
+        case O_MAXDATA: st = parse_data_size(value, &a->max_bytes); break;
         case O_PEREPOCH: a->per_epoch = 1; break;
-        case O_FORMAT:
-            if (strcmp(optarg, "table") == 0) a->json = 0;
-            else if (strcmp(optarg, "json") == 0) a->json = 1;
-            else return bad_value("format", "table or json", optarg);
+        case O_FORMAT: {
+            cli_format format = CLI_FORMAT_TABLE;
+            st = cli_parse_format(value, 0, &format);
+            a->json = format == CLI_FORMAT_JSON;
             break;
+        }
         case O_PROGRESS: a->progress = 1; break;
-        case ':': return usage_error("%s: needs a value", dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
-        default:
-            return usage_error("unknown option %s (see 'dptrain %s --help')",
-                               dpt_escape(argv[optind - 1], 0, shown, sizeof shown), argv[0]);
         }
         if (st) return st;
     }
-    if (optind < argc)
-        return usage_error("unexpected argument '%s' (see 'dptrain %s --help')",
-                           dpt_escape(argv[optind], 0, shown, sizeof shown), argv[0]);
     if (!have_mseed) a->model.seed = a->opt.seed;
     return 0;
 }
@@ -233,6 +235,7 @@ static void print_report(const cls_args *a, const char *cmd, const dpt_dataset *
                          const dpt_model *model, const dpt_cls_result *res, const curve *cv, double secs,
                          cli_data_use *use)
 {
+    char ue[CLI_NUMBER_SIZE], ud[CLI_NUMBER_SIZE]; /* upper_text of epsilon and delta */
     double test_loss, test_acc, train_loss, train_acc;
     dpt_model_evaluate(model, test, &test_loss, &test_acc);
     dpt_model_evaluate(model, train, &train_loss, &train_acc);
@@ -252,20 +255,21 @@ static void print_report(const cls_args *a, const char *cmd, const dpt_dataset *
                train->n, test->n, train->d, a->model.classes);
         printf("  \"steps\": %llu,\n  \"test_accuracy\": %.6f,\n  \"test_loss\": %.8g,\n  \"train_accuracy\": %.6f,\n",
                (unsigned long long)res->steps, test_acc, test_loss, train_acc);
-        if (priv) printf("  \"epsilon\": %.10g,\n  \"delta\": %.6g,\n", res->epsilon, a->opt.delta);
+        if (priv)
+            printf("  \"epsilon\": %s,\n  \"delta\": %s,\n", upper_text(res->epsilon, 1, ue), upper_text(a->opt.delta, 1, ud));
         else printf("  \"epsilon\": null,\n  \"delta\": null,\n");
         printf("  \"noise_multiplier\": %.10g,\n  \"l2\": %.10g,\n", res->noise_multiplier, res->l2);
         if (res->mu > 0.0) printf("  \"mu\": %.10g,\n  \"smoothness\": %.10g,\n", res->mu, res->smoothness);
         if (cv->count) {
             printf("  \"per_epoch\": [");
             for (size_t e = 0; e < cv->count; e++)
-                printf("%s{ \"epoch\": %zu, \"epsilon\": %.8g, \"test_accuracy\": %.6f }", e ? ", " : "", e + 1,
-                       cv->eps[e], cv->accuracy[e]);
+                printf("%s{ \"epoch\": %zu, \"epsilon\": %s, \"test_accuracy\": %.6f }", e ? ", " : "", e + 1,
+                       upper_text(cv->eps[e], 1, ue), cv->accuracy[e]);
             printf("],\n");
         }
         data_use_print_json(use);
         printf("  \"private\": %s,\n", priv && !seeded && !use->uncovered ? "true" : "false");
-        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", json_escape(accounting, esc, sizeof esc), secs);
+        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", cli_json_escape(accounting, esc, sizeof esc), secs);
         return;
     }
     printf("algorithm          %s (%s model, %zu parameters)\n", cmd, mname, dpt_model_size(model));
@@ -274,7 +278,9 @@ static void print_report(const cls_args *a, const char *cmd, const dpt_dataset *
     printf("steps              %llu\n", (unsigned long long)res->steps);
     printf("test accuracy      %.4f   (loss %.5g)\n", test_acc, test_loss);
     printf("train accuracy     %.4f\n", train_acc);
-    if (priv) printf("epsilon (upper)    %.6g   at delta %.3g, certified\n", res->epsilon, a->opt.delta);
+    if (priv)
+        printf("epsilon (upper)    %s   at delta %s, certified\n", upper_text(res->epsilon, 0, ue),
+               upper_text(a->opt.delta, 0, ud));
     else printf("epsilon            not private\n");
     if (res->noise_multiplier > 0.0) printf("noise multiplier   %.6g\n", res->noise_multiplier);
     if (res->l2 > 0.0) printf("lambda             %.6g   (eta lambda %.3g)\n", res->l2, res->l2 * a->opt.learning_rate);
@@ -300,20 +306,20 @@ int cls_command(int argc, char **argv)
     int st = parse_cls_args(argc, argv, &a);
     if (st < 0) return 0;
     if (st) return st;
-    if (!a.data) return usage_error("--data: required (see 'dptrain %s --help')", cmd);
+    if (!a.data) return cli_usage_error("--data: required (see 'dptrain %s --help')", cmd);
     int idx = a.input_format ? strcmp(a.input_format, "idx") == 0 : a.labels != NULL;
-    if (a.test_labels && !a.test_data) return usage_error("--test-labels needs --test-data");
-    if (idx && a.test_data && !a.test_labels) return usage_error("--test-data: IDX images need --test-labels");
+    if (a.test_labels && !a.test_data) return cli_usage_error("--test-labels needs --test-data");
+    if (idx && a.test_data && !a.test_labels) return cli_usage_error("--test-data: IDX images need --test-labels");
     if (!a.opt.noise_off) {
-        if (!a.have_delta) return usage_error("--delta: required (a number or auto)");
+        if (!a.have_delta) return cli_usage_error("--delta: required (a number or auto)");
         if (!a.have_epsilon && !(a.opt.noise_multiplier > 0.0))
-            return usage_error("--epsilon: required (or --noise-multiplier)");
+            return cli_usage_error("--epsilon: required (or --noise-multiplier)");
         if (a.opt.match_epsilon && (!a.have_epsilon || !(a.opt.noise_multiplier > 0.0)))
-            return usage_error("--match-epsilon: needs --epsilon and --noise-multiplier");
+            return cli_usage_error("--match-epsilon: needs --epsilon and --noise-multiplier");
     }
 
     if (ncgd && !a.opt.noise_off && !(a.opt.smoothness > 0.0))
-        return usage_error("--smoothness: required for a private ncgd run (the bound on one example's smoothness; "
+        return cli_usage_error("--smoothness: required for a private ncgd run (the bound on one example's smoothness; "
                            "each row is scaled to meet it; the data's own value would be a statistic of the "
                            "private rows outside the guarantee)");
 
@@ -348,7 +354,7 @@ int cls_command(int argc, char **argv)
     /* a label beyond any class count allowed is no class (and would not fit
      * the conversion) */
     if (!a.classes && !(top < (double)CLI_MAX_UNITS)) {
-        rc = usage_error("the largest label %g is not a class 0..%llu (see --classes)", top,
+        rc = cli_usage_error("the largest label %g is not a class 0..%llu (see --classes)", top,
                          (unsigned long long)CLI_MAX_UNITS - 1);
         goto done;
     }
@@ -369,7 +375,7 @@ int cls_command(int argc, char **argv)
     if (test.n) {
         dpt_model_evaluate(model, &test, &probe_loss, &probe_acc);
         if (isnan(probe_acc)) {
-            rc = usage_error("the test data has a label that is not a class 0..%zu", a.model.classes - 1);
+            rc = cli_usage_error("the test data has a label that is not a class 0..%zu", a.model.classes - 1);
             goto done;
         }
     }
@@ -386,7 +392,7 @@ int cls_command(int argc, char **argv)
         }
         free(cv);
         fprintf(stderr, "dptrain: out of memory\n");
-        rc = EXIT_LIB;
+        rc = CLI_EXIT_LIBRARY;
         goto done;
     }
     cv->test = test.n ? &test : &train;   /* as the report: the training data when there is no test set */
@@ -394,17 +400,18 @@ int cls_command(int argc, char **argv)
         a.opt.epoch_done = on_epoch;
         a.opt.epoch_ctx = cv;
     }
-    struct timespec start, end;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    cli_progress start;
+    cli_progress_start(&start, "steps");
+    double end_ms = 0.0;
     if (a.progress || isatty(STDERR_FILENO)) {
-        a.opt.progress = progress_bar;
+        a.opt.progress = cli_progress_bar;
         a.opt.progress_ctx = &start;
     }
     dpt_cls_result res;
     st = dpt_cls_train(&train, model, &a.opt, &res, &err);
-    clock_gettime(CLOCK_MONOTONIC, &end);
+    end_ms = cli_now_ms();
     if (!st) {
-        double secs = (double)(end.tv_sec - start.tv_sec) + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
+        double secs = (end_ms - start.start_ms) / 1e3;
         print_report(&a, cmd, &train, test.n ? &test : &train, model, &res, cv, secs, &use);
     }
     free(cv->eps);
@@ -413,8 +420,8 @@ int cls_command(int argc, char **argv)
     if (st) goto fail;
     goto done;
 fail:
-    print_error(&err);
-    rc = st == DPA_ENOMEM ? EXIT_LIB : st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
+    cli_library_error(&err);
+    rc = st == DPA_ENOMEM ? CLI_EXIT_LIBRARY : st == DPA_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_LIBRARY;
 done:
     dpt_rng_free(rng);
     dpt_model_free(model);

@@ -138,105 +138,108 @@ typedef struct {
 static int parse_args(int argc, char **argv, args *a)
 {
     enum {
-        O_DATA = 256, O_INFMT, O_TARGET, O_LABELS, O_SYNTH, O_TESTFR, O_NOSTD, O_SCALE, O_EPS, O_DELTA, O_NM,
+        O_DATA, O_INFMT, O_TARGET, O_LABELS, O_SYNTH, O_TESTFR, O_NOSTD, O_SCALE, O_EPS, O_DELTA, O_NM,
         O_ACC, O_NOSHUF, O_EPOCHS, O_LR, O_BATCH, O_EST, O_THR, O_CLIP, O_PUBFR, O_ALPHA, O_TRH, O_C2, O_A,
         O_UPS, O_GDELTA, O_C3, O_SEED, O_FORMAT, O_PROGRESS, O_VERSION, O_THEPS, O_HC1, O_LNOISE, O_TAILB, O_INIT,
-        O_MAXDATA, O_STD, O_CLIPROWS, O_PUBDATA, O_PUBLABELS
+        O_MAXDATA, O_STD, O_CLIPROWS, O_PUBDATA, O_PUBLABELS, O_COUNT
     };
-    static const struct option longs[] = {
-        { "data", 1, 0, O_DATA }, { "input-format", 1, 0, O_INFMT }, { "target", 1, 0, O_TARGET },
-        { "labels", 1, 0, O_LABELS }, { "synthetic", 1, 0, O_SYNTH }, { "test-fraction", 1, 0, O_TESTFR },
-        { "no-standardize", 0, 0, O_NOSTD }, { "scale-target", 0, 0, O_SCALE }, { "epsilon", 1, 0, O_EPS },
-        { "delta", 1, 0, O_DELTA }, { "noise-multiplier", 1, 0, O_NM }, { "accountant", 1, 0, O_ACC },
-        { "no-shuffle-amplification", 0, 0, O_NOSHUF }, { "epochs", 1, 0, O_EPOCHS },
-        { "learning-rate", 1, 0, O_LR }, { "batch-size", 1, 0, O_BATCH }, { "estimate-size", 1, 0, O_EST },
-        { "threshold", 1, 0, O_THR }, { "clip", 1, 0, O_CLIP }, { "public-fraction", 1, 0, O_PUBFR },
-        { "alpha", 1, 0, O_ALPHA }, { "trace-h", 1, 0, O_TRH }, { "c2", 1, 0, O_C2 }, { "a", 1, 0, O_A },
-        { "upsilon", 1, 0, O_UPS }, { "grid-delta", 1, 0, O_GDELTA }, { "paper-c3", 1, 0, O_C3 },
-        { "seed", 1, 0, O_SEED }, { "format", 1, 0, O_FORMAT }, { "progress", 0, 0, O_PROGRESS },
-        { "threshold-epsilon", 1, 0, O_THEPS }, { "histogram-c1", 1, 0, O_HC1 }, { "label-noise", 1, 0, O_LNOISE },
-        { "tail-b", 1, 0, O_TAILB }, { "init-scale", 1, 0, O_INIT }, { "max-data-size", 1, 0, O_MAXDATA },
-        { "standardize", 0, 0, O_STD }, { "clip-rows", 1, 0, O_CLIPROWS }, { "public-data", 1, 0, O_PUBDATA },
-        { "public-labels", 1, 0, O_PUBLABELS },
-        { "version", 0, 0, O_VERSION }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+    /* the values are parsed below; the help text is written out in full above */
+    static const cli_option options[O_COUNT] = {
+        [O_DATA] = { "data", "X", NULL }, [O_INFMT] = { "input-format", "X", NULL },
+        [O_TARGET] = { "target", "X", NULL }, [O_LABELS] = { "labels", "X", NULL },
+        [O_SYNTH] = { "synthetic", "X", NULL }, [O_TESTFR] = { "test-fraction", "X", NULL },
+        [O_NOSTD] = { "no-standardize", NULL, NULL }, [O_SCALE] = { "scale-target", NULL, NULL },
+        [O_EPS] = { "epsilon", "X", NULL }, [O_DELTA] = { "delta", "X", NULL },
+        [O_NM] = { "noise-multiplier", "X", NULL }, [O_ACC] = { "accountant", "X", NULL },
+        [O_NOSHUF] = { "no-shuffle-amplification", NULL, NULL }, [O_EPOCHS] = { "epochs", "X", NULL },
+        [O_LR] = { "learning-rate", "X", NULL }, [O_BATCH] = { "batch-size", "X", NULL },
+        [O_EST] = { "estimate-size", "X", NULL }, [O_THR] = { "threshold", "X", NULL },
+        [O_CLIP] = { "clip", "X", NULL }, [O_PUBFR] = { "public-fraction", "X", NULL },
+        [O_ALPHA] = { "alpha", "X", NULL }, [O_TRH] = { "trace-h", "X", NULL }, [O_C2] = { "c2", "X", NULL },
+        [O_A] = { "a", "X", NULL }, [O_UPS] = { "upsilon", "X", NULL }, [O_GDELTA] = { "grid-delta", "X", NULL },
+        [O_C3] = { "paper-c3", "X", NULL }, [O_SEED] = { "seed", "X", NULL }, [O_FORMAT] = { "format", "X", NULL },
+        [O_PROGRESS] = { "progress", NULL, NULL }, [O_THEPS] = { "threshold-epsilon", "X", NULL },
+        [O_HC1] = { "histogram-c1", "X", NULL }, [O_LNOISE] = { "label-noise", "X", NULL },
+        [O_TAILB] = { "tail-b", "X", NULL }, [O_INIT] = { "init-scale", "X", NULL },
+        [O_MAXDATA] = { "max-data-size", "X", NULL }, [O_STD] = { "standardize", NULL, NULL },
+        [O_CLIPROWS] = { "clip-rows", "X", NULL }, [O_PUBDATA] = { "public-data", "X", NULL },
+        [O_PUBLABELS] = { "public-labels", "X", NULL }, [O_VERSION] = { "version", NULL, NULL },
     };
-    opterr = 0;
+    char command[64];
+    snprintf(command, sizeof command, "%s", "dptrain");
+    cli_parser p;
+    cli_parser_init(&p, options, O_COUNT, command, 0);
+    const char *value;
     int c, st = 0;
     uint64_t u;
-    char shown[SHOWN_SIZE];
-    while ((c = getopt_long(argc, argv, "+:h", longs, NULL)) != -1) {
+    while ((c = cli_next_option(&p, argc, argv, &value)) != CLI_OPT_END) {
         switch (c) {
-        case 'h': print_help(); return -1;
+        case CLI_OPT_ERROR: return CLI_EXIT_USAGE;
+        case CLI_OPT_HELP: print_help(); return -1;
         case O_VERSION: print_version(); return -1;
-        case O_DATA: a->data = optarg; break;
-        case O_INFMT: st = parse_input_format(optarg, &a->input_format); break;
-        case O_TARGET: a->target = optarg; break;
-        case O_LABELS: a->labels = optarg; break;
-        case O_SYNTH: a->synthetic = optarg; break;
-        case O_TESTFR: st = parse_double("test-fraction", optarg, 0.0, 0, 1.0, 1, &a->test_fraction); break;
+        case O_DATA: a->data = value; break;
+        case O_INFMT: st = parse_input_format(value, &a->input_format); break;
+        case O_TARGET: a->target = value; break;
+        case O_LABELS: a->labels = value; break;
+        case O_SYNTH: a->synthetic = value; break;
+        case O_TESTFR: st = cli_parse_real("test-fraction", value, 0.0, 0, 1.0, 1, &a->test_fraction); break;
         case O_NOSTD: a->standardize = 0; break;
         case O_STD: a->standardize = 1; break;
-        case O_CLIPROWS: st = parse_double("clip-rows", optarg, 0.0, 1, INFINITY, 1, &a->clip_rows); break;
-        case O_PUBDATA: a->public_data = optarg; break;
-        case O_PUBLABELS: a->public_labels = optarg; break;
+        case O_CLIPROWS: st = cli_parse_real("clip-rows", value, 0.0, 1, INFINITY, 1, &a->clip_rows); break;
+        case O_PUBDATA: a->public_data = value; break;
+        case O_PUBLABELS: a->public_labels = value; break;
         case O_SCALE: a->scale_target = 1; break;
-        case O_EPS: st = parse_double("epsilon", optarg, 0.0, 1, INFINITY, 1, &a->opt.epsilon); a->have_epsilon = 1; break;
+        case O_EPS: st = cli_parse_real("epsilon", value, 0.0, 1, INFINITY, 1, &a->opt.epsilon); a->have_epsilon = 1; break;
         case O_DELTA:
             a->have_delta = 1;
-            if (strcmp(optarg, "auto") == 0) a->delta_auto = 1;
-            else st = parse_double("delta", optarg, 0.0, 1, 1.0, 1, &a->opt.delta);
+            if (strcmp(value, "auto") == 0) a->delta_auto = 1;
+            else st = cli_parse_real("delta", value, 0.0, 1, 1.0, 1, &a->opt.delta);
             break;
-        case O_NM: st = parse_double("noise-multiplier", optarg, 0.0, 1, INFINITY, 1, &a->opt.noise_multiplier); break;
-        case O_ACC: st = parse_accountant(optarg, &a->opt.accountant); break;
+        case O_NM: st = cli_parse_real("noise-multiplier", value, 0.0, 1, INFINITY, 1, &a->opt.noise_multiplier); break;
+        case O_ACC: st = parse_accountant(value, &a->opt.accountant); break;
         case O_NOSHUF: a->opt.shuffle_amplification = 0; break;
-        case O_EPOCHS: st = parse_count("epochs", optarg, 1, CLI_MAX_EPOCHS, &a->opt.epochs); break;
-        case O_LR: st = parse_double("learning-rate", optarg, 0.0, 1, INFINITY, 1, &a->opt.learning_rate); break;
-        case O_BATCH: st = parse_count("batch-size", optarg, 1, CLI_MAX_ROWS, &u); a->opt.batch_size = (size_t)u; break;
+        case O_EPOCHS: st = cli_parse_count("epochs", value, 1, CLI_MAX_EPOCHS, &a->opt.epochs); break;
+        case O_LR: st = cli_parse_real("learning-rate", value, 0.0, 1, INFINITY, 1, &a->opt.learning_rate); break;
+        case O_BATCH: st = cli_parse_count("batch-size", value, 1, CLI_MAX_ROWS, &u); a->opt.batch_size = (size_t)u; break;
         case O_EST:
-            st = parse_count("estimate-size", optarg, 1, CLI_MAX_ROWS, &u);
+            st = cli_parse_count("estimate-size", value, 1, CLI_MAX_ROWS, &u);
             a->opt.estimate_size = (size_t)u;
             break;
         case O_THR:
-            if (strcmp(optarg, "fixed") == 0) a->opt.clip_rule = DPT_CLIP_FIXED;
-            else if (strcmp(optarg, "public") == 0) a->opt.clip_rule = DPT_CLIP_PUBLIC;
-            else if (strcmp(optarg, "private") == 0) a->opt.clip_rule = DPT_CLIP_PRIVATE;
-            else if (strcmp(optarg, "histogram") == 0) a->opt.clip_rule = DPT_CLIP_HISTOGRAM;
-            else return bad_value("threshold", "fixed, public, private or histogram", optarg);
+            if (strcmp(value, "fixed") == 0) a->opt.clip_rule = DPT_CLIP_FIXED;
+            else if (strcmp(value, "public") == 0) a->opt.clip_rule = DPT_CLIP_PUBLIC;
+            else if (strcmp(value, "private") == 0) a->opt.clip_rule = DPT_CLIP_PRIVATE;
+            else if (strcmp(value, "histogram") == 0) a->opt.clip_rule = DPT_CLIP_HISTOGRAM;
+            else return cli_bad_value("threshold", "fixed, public, private or histogram", value);
             break;
-        case O_CLIP: st = parse_double("clip", optarg, 0.0, 1, INFINITY, 1, &a->opt.clip); break;
-        case O_PUBFR: st = parse_double("public-fraction", optarg, 0.0, 1, 1.0, 1, &a->public_fraction); break;
-        case O_ALPHA: st = parse_double("alpha", optarg, 0.0, 1, INFINITY, 1, &a->opt.alpha); break;
-        case O_TRH: st = parse_double("trace-h", optarg, 0.0, 1, INFINITY, 1, &a->opt.trace_h); break;
-        case O_C2: st = parse_double("c2", optarg, 0.0, 1, INFINITY, 1, &a->opt.c2); break;
-        case O_A: st = parse_double("a", optarg, 0.0, 0, INFINITY, 1, &a->opt.a); break;
-        case O_UPS: st = parse_double("upsilon", optarg, 0.0, 1, INFINITY, 1, &a->opt.upsilon); break;
-        case O_GDELTA: st = parse_double("grid-delta", optarg, 0.0, 1, INFINITY, 1, &a->opt.grid_delta); break;
-        case O_C3: st = parse_double("paper-c3", optarg, 0.0, 1, INFINITY, 1, &a->opt.paper_c3); break;
+        case O_CLIP: st = cli_parse_real("clip", value, 0.0, 1, INFINITY, 1, &a->opt.clip); break;
+        case O_PUBFR: st = cli_parse_real("public-fraction", value, 0.0, 1, 1.0, 1, &a->public_fraction); break;
+        case O_ALPHA: st = cli_parse_real("alpha", value, 0.0, 1, INFINITY, 1, &a->opt.alpha); break;
+        case O_TRH: st = cli_parse_real("trace-h", value, 0.0, 1, INFINITY, 1, &a->opt.trace_h); break;
+        case O_C2: st = cli_parse_real("c2", value, 0.0, 1, INFINITY, 1, &a->opt.c2); break;
+        case O_A: st = cli_parse_real("a", value, 0.0, 0, INFINITY, 1, &a->opt.a); break;
+        case O_UPS: st = cli_parse_real("upsilon", value, 0.0, 1, INFINITY, 1, &a->opt.upsilon); break;
+        case O_GDELTA: st = cli_parse_real("grid-delta", value, 0.0, 1, INFINITY, 1, &a->opt.grid_delta); break;
+        case O_C3: st = cli_parse_real("paper-c3", value, 0.0, 1, INFINITY, 1, &a->opt.paper_c3); break;
         case O_THEPS:
-            st = parse_double("threshold-epsilon", optarg, 0.0, 1, INFINITY, 1, &a->opt.threshold_epsilon);
+            st = cli_parse_real("threshold-epsilon", value, 0.0, 1, INFINITY, 1, &a->opt.threshold_epsilon);
             break;
-        case O_HC1: st = parse_double("histogram-c1", optarg, 0.0, 1, INFINITY, 1, &a->opt.histogram_c1); break;
-        case O_LNOISE: st = parse_double("label-noise", optarg, 0.0, 0, INFINITY, 1, &a->opt.label_noise); break;
-        case O_TAILB: st = parse_double("tail-b", optarg, 0.0, 1, 1.0, 1, &a->opt.tail_b); break;
-        case O_INIT: st = parse_double("init-scale", optarg, 0.0, 0, INFINITY, 1, &a->opt.init_scale); break;
-        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); a->seed_given = 1; break;
-        case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
-        case O_FORMAT:
-            if (strcmp(optarg, "table") == 0) a->json = 0;
-            else if (strcmp(optarg, "json") == 0) a->json = 1;
-            else return bad_value("format", "table or json", optarg);
+        case O_HC1: st = cli_parse_real("histogram-c1", value, 0.0, 1, INFINITY, 1, &a->opt.histogram_c1); break;
+        case O_LNOISE: st = cli_parse_real("label-noise", value, 0.0, 0, INFINITY, 1, &a->opt.label_noise); break;
+        case O_TAILB: st = cli_parse_real("tail-b", value, 0.0, 1, 1.0, 1, &a->opt.tail_b); break;
+        case O_INIT: st = cli_parse_real("init-scale", value, 0.0, 0, INFINITY, 1, &a->opt.init_scale); break;
+        case O_SEED: st = parse_seed("seed", value, &a->opt.seed); a->seed_given = 1; break;
+        case O_MAXDATA: st = parse_data_size(value, &a->max_bytes); break;
+        case O_FORMAT: {
+            cli_format format = CLI_FORMAT_TABLE;
+            st = cli_parse_format(value, 0, &format);
+            a->json = format == CLI_FORMAT_JSON;
             break;
+        }
         case O_PROGRESS: a->progress = 1; break;
-        case ':': return usage_error("%s: needs a value", dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
-        default:
-            return usage_error("unknown option %s (see 'dptrain --help')",
-                               dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
         }
         if (st) return st;
     }
-    if (optind < argc)
-        return usage_error("unexpected argument '%s' (see 'dptrain --help')",
-                           dpt_escape(argv[optind], 0, shown, sizeof shown));
     return 0;
 }
 
@@ -269,7 +272,8 @@ static int load_data(const args *a, dpt_dataset *all, double **wstar, dpa_error 
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) return usage_error("missing algorithm (see 'dptrain --help')");
+    cli_set_program("dptrain");
+    if (argc < 2) return cli_usage_error("missing algorithm (see 'dptrain --help')");
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         print_help();
         return 0;
@@ -287,8 +291,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < NUM_ALGORITHMS; i++)
         if (strcmp(argv[1], algorithms[i].name) == 0) which = i;
     if (which == NUM_ALGORITHMS) {
-        char shown[SHOWN_SIZE];
-        return usage_error("unknown algorithm '%s' (see 'dptrain --help')", dpt_escape(argv[1], 0, shown, sizeof shown));
+        char shown[CLI_SHOWN_SIZE];
+        return cli_usage_error("unknown algorithm '%s' (see 'dptrain --help')", dpt_escape(argv[1], 0, shown, sizeof shown));
     }
     args a = { .test_fraction = 0.2 };
     dpt_glm_defaults(&a.opt);
@@ -296,20 +300,20 @@ int main(int argc, char **argv)
     int st = parse_args(argc - 1, argv + 1, &a);
     if (st < 0) return 0;
     if (st) return st;
-    if (!a.data == !a.synthetic) return usage_error("give exactly one of --data and --synthetic");
+    if (!a.data == !a.synthetic) return cli_usage_error("give exactly one of --data and --synthetic");
     if (a.input_format && strcmp(a.input_format, "idx") == 0 && !a.labels)
-        return usage_error("--input-format idx: needs --labels");
+        return cli_usage_error("--input-format idx: needs --labels");
     int private_alg = a.opt.algorithm == DPT_DP_GLMTRON || a.opt.algorithm == DPT_DP_TAGLMTRON ||
                       a.opt.algorithm == DPT_DP_MBGLMTRON || a.opt.algorithm == DPT_DP_SGD;
-    if (private_alg && !a.have_delta) return usage_error("--delta: required (a number or auto)");
+    if (private_alg && !a.have_delta) return cli_usage_error("--delta: required (a number or auto)");
     if (private_alg && !a.have_epsilon && !(a.opt.noise_multiplier > 0.0))
-        return usage_error("--epsilon: required (or --noise-multiplier)");
+        return cli_usage_error("--epsilon: required (or --noise-multiplier)");
 
     if (a.opt.clip_rule == DPT_CLIP_PUBLIC && !a.public_data == !(a.public_fraction > 0.0))
-        return usage_error("--threshold public: give the public data with --public-data FILE, or declare a share of "
+        return cli_usage_error("--threshold public: give the public data with --public-data FILE, or declare a share of "
                            "the training rows public with --public-fraction X (one of them)");
     if (a.opt.clip_rule != DPT_CLIP_PUBLIC && (a.public_data || a.public_fraction > 0.0))
-        return usage_error("--public-data and --public-fraction: only with --threshold public");
+        return cli_usage_error("--public-data and --public-fraction: only with --threshold public");
 
     dpa_error err = { 0 };
     dpt_dataset all = { 0 }, train = { 0 }, test = { 0 }, pub = { 0 }, rest = { 0 }, est = { 0 };
@@ -318,10 +322,10 @@ int main(int argc, char **argv)
     cli_data_use use = { 0 };
     if (!a.synthetic) data_use_loader(&use, a.input_format);
     if ((st = load_data(&a, &all, &wstar, &err))) {
-        if (a.synthetic) print_option_error("--synthetic", "synthetic: ", &err);
-        else print_error(&err);
+        if (a.synthetic) cli_option_error("--synthetic", "synthetic: ", &err);
+        else cli_library_error(&err);
         free(wstar);
-        return st == DPA_ENOMEM ? EXIT_LIB : EXIT_USAGE;
+        return st == DPA_ENOMEM ? CLI_EXIT_LIBRARY : CLI_EXIT_USAGE;
     }
     int rc = 0;
     if ((rc = cli_privacy_rng(a.seed_given, a.opt.seed, &rng))) goto done;
@@ -350,7 +354,7 @@ int main(int argc, char **argv)
                 for (size_t i = 0; i < pub.n; i++) pub.y[i] /= 9.0;
             if (pub.d != train.d) {
                 fprintf(stderr, "dptrain: --public-data: %zu features, the training data has %zu\n", pub.d, train.d);
-                rc = EXIT_USAGE;
+                rc = CLI_EXIT_USAGE;
                 goto done;
             }
             if (a.clip_rows > 0.0) dpt_clip_rows(&pub, a.clip_rows);
@@ -375,7 +379,7 @@ int main(int argc, char **argv)
         if (!a.opt.estimate_size || a.opt.estimate_size >= train.n) {
             fprintf(stderr, "dptrain: --threshold histogram: --estimate-size must be given and below the %zu training "
                             "examples\n", train.n);
-            rc = EXIT_USAGE;
+            rc = CLI_EXIT_USAGE;
             goto done;
         }
         double share = (double)a.opt.estimate_size / (double)train.n;
@@ -389,22 +393,21 @@ int main(int argc, char **argv)
                      "guarantee (parallel composition with the training rows)", est.n);
     }
     if (a.delta_auto) a.opt.delta = pow((double)train.n, -1.1);
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    cli_progress start;
+    cli_progress_start(&start, "steps");
     if (a.progress || isatty(STDERR_FILENO)) {
-        a.opt.progress = progress_bar;
+        a.opt.progress = cli_progress_bar;
         a.opt.progress_ctx = &start;
     }
     dpt_glm_result res;
     st = dpt_glm_train(&train, &a.opt, &res, &err);
     if (st) {
-        print_error(&err);
-        rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
+        cli_library_error(&err);
+        rc = st == DPA_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_LIBRARY;
         goto done;
     }
-    struct timespec end;
-    clock_gettime(CLOCK_MONOTONIC, &end);
-    double secs = (double)(end.tv_sec - start.tv_sec) + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
+    double end_ms = cli_now_ms();
+    double secs = (end_ms - start.start_ms) / 1e3;
     double train_loss = dpt_relu_loss(&train, res.w), test_loss = test.n ? dpt_relu_loss(&test, res.w) : NAN;
     double excess = NAN, train_excess = NAN;
     if (wstar && test.n) excess = test_loss - dpt_relu_loss(&test, wstar);
@@ -416,6 +419,7 @@ int main(int argc, char **argv)
                     "loss and excess risk");
     char accounting[640], esc[1400];
     data_use_accounting(&use, res.accounting, accounting, sizeof accounting);
+    char ue[CLI_NUMBER_SIZE], ud[CLI_NUMBER_SIZE]; /* upper_text of epsilon and delta */
     if (a.json) {
         printf("{\n  \"algorithm\": \"%s\",\n  \"train_examples\": %zu,\n  \"test_examples\": %zu,\n  \"features\": %zu,\n",
                algorithms[which].name, train.n, test.n, train.d);
@@ -424,7 +428,8 @@ int main(int argc, char **argv)
         if (isfinite(excess)) printf("  \"excess_risk\": %.10g,\n", excess); else printf("  \"excess_risk\": null,\n");
         if (isfinite(train_excess)) printf("  \"train_excess_risk\": %.10g,\n", train_excess);
         else printf("  \"train_excess_risk\": null,\n");
-        if (priv) printf("  \"epsilon\": %.10g,\n  \"delta\": %.6g,\n", res.epsilon, a.opt.delta);
+        if (priv)
+            printf("  \"epsilon\": %s,\n  \"delta\": %s,\n", upper_text(res.epsilon, 1, ue), upper_text(a.opt.delta, 1, ud));
         else printf("  \"epsilon\": null,\n  \"delta\": null,\n");
         printf("  \"noise_multiplier\": %.10g,\n  \"paper_noise_multiplier\": %.10g,\n", res.noise_multiplier,
                res.paper_noise_multiplier);
@@ -435,7 +440,7 @@ int main(int argc, char **argv)
                    res.paper_threshold_epsilon1, res.training_epsilon);
         data_use_print_json(&use);
         printf("  \"private\": %s,\n", private_run ? "true" : "false");
-        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", json_escape(accounting, esc, sizeof esc), secs);
+        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", cli_json_escape(accounting, esc, sizeof esc), secs);
     } else {
         printf("algorithm          %s\n", algorithms[which].name);
         printf("examples           %zu train, %zu test, %zu features\n", train.n, test.n, train.d);
@@ -444,7 +449,9 @@ int main(int argc, char **argv)
         if (test.n) printf("test loss          %.6g\n", test_loss);
         if (isfinite(excess)) printf("excess risk        %.6g   (test loss of w minus that of w*)\n", excess);
         if (isfinite(train_excess)) printf("train excess risk  %.6g\n", train_excess);
-        if (priv) printf("epsilon (upper)    %.6g   at delta %.3g, certified\n", res.epsilon, a.opt.delta);
+        if (priv)
+            printf("epsilon (upper)    %s   at delta %s, certified\n", upper_text(res.epsilon, 0, ue),
+                   upper_text(a.opt.delta, 0, ud));
         else printf("epsilon            not private\n");
         if (res.noise_multiplier > 0.0) printf("noise multiplier   %.6g\n", res.noise_multiplier);
         if (res.paper_noise_multiplier > 0.0)
@@ -463,8 +470,8 @@ int main(int argc, char **argv)
     dpt_glm_result_free(&res);
     goto done;
 fail_usage:
-    print_error(&err);
-    rc = EXIT_USAGE;
+    cli_library_error(&err);
+    rc = CLI_EXIT_USAGE;
 done:
     dpt_dataset_free(&all);
     dpt_dataset_free(&train);

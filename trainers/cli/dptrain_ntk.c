@@ -92,90 +92,90 @@ static void ntk_help(void)
 static int parse_ntk_args(int argc, char **argv, ntk_args *a)
 {
     enum {
-        O_DATA = 256, O_LABELS, O_INFMT, O_TARGET, O_TDATA, O_TLABELS, O_TESTFR, O_TRAINPC, O_TESTPC, O_WIDTH,
+        O_DATA, O_LABELS, O_INFMT, O_TARGET, O_TDATA, O_TLABELS, O_TESTFR, O_TRAINPC, O_TESTPC, O_WIDTH,
         O_WSTD, O_RIDGE, O_ROWNORM, O_PROJECT, O_BETA, O_EPS, O_DELTA, O_EPSG, O_DELTAG, O_EPSF, O_DELTAF, O_SAMPLES,
-        O_NONPRIV, O_NOFEAT, O_SEED, O_JSON, O_QUIET, O_VERSION, O_MAXDATA
+        O_NONPRIV, O_NOFEAT, O_SEED, O_JSON, O_QUIET, O_VERSION, O_MAXDATA, O_COUNT
     };
-    static const struct option longs[] = {
-        { "data", 1, 0, O_DATA }, { "labels", 1, 0, O_LABELS }, { "input-format", 1, 0, O_INFMT },
-        { "target", 1, 0, O_TARGET }, { "test-data", 1, 0, O_TDATA }, { "test-labels", 1, 0, O_TLABELS },
-        { "test-fraction", 1, 0, O_TESTFR }, { "train-per-class", 1, 0, O_TRAINPC },
-        { "test-per-class", 1, 0, O_TESTPC }, { "width", 1, 0, O_WIDTH }, { "weight-std", 1, 0, O_WSTD },
-        { "ridge", 1, 0, O_RIDGE }, { "row-norm", 1, 0, O_ROWNORM }, { "project", 1, 0, O_PROJECT },
-        { "beta", 1, 0, O_BETA }, { "epsilon", 1, 0, O_EPS }, { "delta", 1, 0, O_DELTA },
-        { "epsilon-gsm", 1, 0, O_EPSG }, { "delta-gsm", 1, 0, O_DELTAG }, { "epsilon-features", 1, 0, O_EPSF },
-        { "delta-features", 1, 0, O_DELTAF }, { "samples", 1, 0, O_SAMPLES }, { "non-private", 0, 0, O_NONPRIV },
-        { "no-feature-noise", 0, 0, O_NOFEAT }, { "seed", 1, 0, O_SEED }, { "json", 0, 0, O_JSON },
-        { "quiet", 0, 0, O_QUIET }, { "version", 0, 0, O_VERSION }, { "max-data-size", 1, 0, O_MAXDATA },
-        { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+    /* the values are parsed below; the help text is written out in full above */
+    static const cli_option options[O_COUNT] = {
+        [O_DATA] = { "data", "X", NULL }, [O_LABELS] = { "labels", "X", NULL },
+        [O_INFMT] = { "input-format", "X", NULL }, [O_TARGET] = { "target", "X", NULL },
+        [O_TDATA] = { "test-data", "X", NULL }, [O_TLABELS] = { "test-labels", "X", NULL },
+        [O_TESTFR] = { "test-fraction", "X", NULL }, [O_TRAINPC] = { "train-per-class", "X", NULL },
+        [O_TESTPC] = { "test-per-class", "X", NULL }, [O_WIDTH] = { "width", "X", NULL },
+        [O_WSTD] = { "weight-std", "X", NULL }, [O_RIDGE] = { "ridge", "X", NULL },
+        [O_ROWNORM] = { "row-norm", "X", NULL }, [O_PROJECT] = { "project", "X", NULL },
+        [O_BETA] = { "beta", "X", NULL }, [O_EPS] = { "epsilon", "X", NULL }, [O_DELTA] = { "delta", "X", NULL },
+        [O_EPSG] = { "epsilon-gsm", "X", NULL }, [O_DELTAG] = { "delta-gsm", "X", NULL },
+        [O_EPSF] = { "epsilon-features", "X", NULL }, [O_DELTAF] = { "delta-features", "X", NULL },
+        [O_SAMPLES] = { "samples", "X", NULL }, [O_NONPRIV] = { "non-private", NULL, NULL },
+        [O_NOFEAT] = { "no-feature-noise", NULL, NULL }, [O_SEED] = { "seed", "X", NULL },
+        [O_JSON] = { "json", NULL, NULL }, [O_QUIET] = { "quiet", NULL, NULL },
+        [O_VERSION] = { "version", NULL, NULL }, [O_MAXDATA] = { "max-data-size", "X", NULL },
     };
-    opterr = 0;
-    optind = 1;
+    char command[64];
+    snprintf(command, sizeof command, "%s", "dptrain ntk");
+    cli_parser p;
+    cli_parser_init(&p, options, O_COUNT, command, 0);
+    const char *value;
     int c, st = 0;
     uint64_t u;
-    char shown[SHOWN_SIZE];
-    while ((c = getopt_long(argc, argv, "+:h", longs, NULL)) != -1) {
+    while ((c = cli_next_option(&p, argc, argv, &value)) != CLI_OPT_END) {
         switch (c) {
-        case 'h': ntk_help(); return -1;
+        case CLI_OPT_ERROR: return CLI_EXIT_USAGE;
+        case CLI_OPT_HELP: ntk_help(); return -1;
         case O_VERSION: print_version(); return -1;
-        case O_DATA: a->data = optarg; break;
-        case O_LABELS: a->labels = optarg; break;
-        case O_INFMT: st = parse_input_format(optarg, &a->input_format); break;
-        case O_TARGET: a->target = optarg; break;
-        case O_TDATA: a->test_data = optarg; break;
-        case O_TLABELS: a->test_labels = optarg; break;
-        case O_TESTFR: st = parse_double("test-fraction", optarg, 0.0, 1, 1.0, 1, &a->test_fraction); break;
-        case O_TRAINPC: st = parse_count("train-per-class", optarg, 1, CLI_MAX_ROWS, &a->train_per_class); break;
-        case O_TESTPC: st = parse_count("test-per-class", optarg, 1, CLI_MAX_ROWS, &a->test_per_class); break;
+        case O_DATA: a->data = value; break;
+        case O_LABELS: a->labels = value; break;
+        case O_INFMT: st = parse_input_format(value, &a->input_format); break;
+        case O_TARGET: a->target = value; break;
+        case O_TDATA: a->test_data = value; break;
+        case O_TLABELS: a->test_labels = value; break;
+        case O_TESTFR: st = cli_parse_real("test-fraction", value, 0.0, 1, 1.0, 1, &a->test_fraction); break;
+        case O_TRAINPC: st = cli_parse_count("train-per-class", value, 1, CLI_MAX_ROWS, &a->train_per_class); break;
+        case O_TESTPC: st = cli_parse_count("test-per-class", value, 1, CLI_MAX_ROWS, &a->test_per_class); break;
         case O_WIDTH:
-            st = parse_count("width", optarg, 1, CLI_MAX_UNITS, &u);
+            st = cli_parse_count("width", value, 1, CLI_MAX_UNITS, &u);
             a->opt.width = (size_t)u;
             break;
-        case O_WSTD: st = parse_double("weight-std", optarg, 0.0, 1, INFINITY, 1, &a->opt.weight_std); break;
-        case O_RIDGE: st = parse_double("ridge", optarg, 0.0, 1, INFINITY, 1, &a->opt.ridge); break;
-        case O_ROWNORM: st = parse_double("row-norm", optarg, 0.0, 1, INFINITY, 1, &a->opt.row_norm); break;
+        case O_WSTD: st = cli_parse_real("weight-std", value, 0.0, 1, INFINITY, 1, &a->opt.weight_std); break;
+        case O_RIDGE: st = cli_parse_real("ridge", value, 0.0, 1, INFINITY, 1, &a->opt.ridge); break;
+        case O_ROWNORM: st = cli_parse_real("row-norm", value, 0.0, 1, INFINITY, 1, &a->opt.row_norm); break;
         case O_PROJECT:
-            st = parse_count("project", optarg, 1, CLI_MAX_UNITS, &u);
+            st = cli_parse_count("project", value, 1, CLI_MAX_UNITS, &u);
             a->opt.project = (size_t)u;
             break;
-        case O_BETA: st = parse_double("beta", optarg, 0.0, 1, INFINITY, 1, &a->opt.beta); break;
-        case O_EPS: st = parse_double("epsilon", optarg, 0.0, 1, INFINITY, 1, &a->epsilon); a->have_epsilon = 1; break;
-        case O_DELTA: st = parse_double("delta", optarg, 0.0, 1, 1.0, 1, &a->delta); a->have_delta = 1; break;
+        case O_BETA: st = cli_parse_real("beta", value, 0.0, 1, INFINITY, 1, &a->opt.beta); break;
+        case O_EPS: st = cli_parse_real("epsilon", value, 0.0, 1, INFINITY, 1, &a->epsilon); a->have_epsilon = 1; break;
+        case O_DELTA: st = cli_parse_real("delta", value, 0.0, 1, 1.0, 1, &a->delta); a->have_delta = 1; break;
         case O_EPSG:
-            st = parse_double("epsilon-gsm", optarg, 0.0, 1, INFINITY, 1, &a->opt.epsilon_gsm);
+            st = cli_parse_real("epsilon-gsm", value, 0.0, 1, INFINITY, 1, &a->opt.epsilon_gsm);
             a->have_eps_gsm = 1;
             break;
         case O_DELTAG:
-            st = parse_double("delta-gsm", optarg, 0.0, 1, 1.0, 1, &a->opt.delta_gsm);
+            st = cli_parse_real("delta-gsm", value, 0.0, 1, 1.0, 1, &a->opt.delta_gsm);
             a->have_delta_gsm = 1;
             break;
         case O_EPSF:
-            st = parse_double("epsilon-features", optarg, 0.0, 1, INFINITY, 1, &a->opt.epsilon_features);
+            st = cli_parse_real("epsilon-features", value, 0.0, 1, INFINITY, 1, &a->opt.epsilon_features);
             a->have_eps_f = 1;
             break;
         case O_DELTAF:
-            st = parse_double("delta-features", optarg, 0.0, 1, 0.5, 0, &a->opt.delta_features);
+            st = cli_parse_real("delta-features", value, 0.0, 1, 0.5, 0, &a->opt.delta_features);
             a->have_delta_f = 1;
             break;
         case O_SAMPLES:
-            st = parse_count("samples", optarg, 1, UINT64_C(1) << 53, &a->opt.samples);
+            st = cli_parse_count("samples", value, 1, UINT64_C(1) << 53, &a->opt.samples);
             break;
         case O_NONPRIV: a->opt.private_ = 0; break;
         case O_NOFEAT: a->opt.features_noise_off = 1; break;
-        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); a->seed_given = 1; break;
-        case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
+        case O_SEED: st = parse_seed("seed", value, &a->opt.seed); a->seed_given = 1; break;
+        case O_MAXDATA: st = parse_data_size(value, &a->max_bytes); break;
         case O_JSON: a->json = 1; break;
         case O_QUIET: a->quiet = 1; break;
-        case ':': return usage_error("%s: needs a value", dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
-        default:
-            return usage_error("unknown option %s (see 'dptrain ntk --help')",
-                               dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
         }
         if (st) return st;
     }
-    if (optind < argc)
-        return usage_error("unexpected argument '%s' (see 'dptrain ntk --help')",
-                           dpt_escape(argv[optind], 0, shown, sizeof shown));
     /* --epsilon and --delta are totals split evenly between the two
      * mechanisms (basic composition, note 1.7); an explicit share wins. */
     if (a->have_epsilon) {
@@ -187,7 +187,7 @@ static int parse_ntk_args(int argc, char **argv, ntk_args *a)
         if (!a->have_delta_f) a->opt.delta_features = a->delta / 2.0;
     }
     if (a->opt.beta > 2.0 * a->opt.row_norm)
-        return usage_error("--beta: %g is above 2B = %g (rows of norm B are never further apart)", a->opt.beta,
+        return cli_usage_error("--beta: %g is above 2B = %g (rows of norm B are never further apart)", a->opt.beta,
                            2.0 * a->opt.row_norm);
     return 0;
 }
@@ -201,10 +201,10 @@ static int balanced_subset(dpt_dataset *ds, uint64_t per, unsigned long seed, co
     for (size_t i = 0; i < n; i++) {
         double y = ds->y[i];
         if (!(y >= 0.0) || y != floor(y) || y > 1e6)
-            return usage_error("%s: row %zu has label %g, expected a class 0..C-1", what, i + 1, y);
+            return cli_usage_error("%s: row %zu has label %g, expected a class 0..C-1", what, i + 1, y);
         if ((size_t)y + 1 > C) C = (size_t)y + 1;
     }
-    if (per > n) return usage_error("--%s-per-class: %llu is above the %zu rows of the data", what,
+    if (per > n) return cli_usage_error("--%s-per-class: %llu is above the %zu rows of the data", what,
                                     (unsigned long long)per, n);
     size_t *order = malloc(n * sizeof *order), *count = calloc(C, sizeof *count);
     dpa_error err = { 0 };
@@ -213,12 +213,12 @@ static int balanced_subset(dpt_dataset *ds, uint64_t per, unsigned long seed, co
     int rc = 0;
     if (!order || !count) {
         fprintf(stderr, "dptrain: out of memory\n");
-        rc = EXIT_LIB;
+        rc = CLI_EXIT_LIBRARY;
         goto done;
     }
     if (!(r = gsl_rng_alloc(gsl_rng_mt19937))) {
         fprintf(stderr, "dptrain: out of memory\n");
-        rc = EXIT_LIB;
+        rc = CLI_EXIT_LIBRARY;
         goto done;
     }
     gsl_rng_set(r, seed);
@@ -227,14 +227,14 @@ static int balanced_subset(dpt_dataset *ds, uint64_t per, unsigned long seed, co
     for (size_t i = 0; i < n; i++) count[(size_t)ds->y[i]]++;
     for (size_t c = 0; c < C; c++)
         if (count[c] < per) {
-            rc = usage_error("--%s-per-class: class %zu has only %zu rows, %llu asked", what, c, count[c],
+            rc = cli_usage_error("--%s-per-class: class %zu has only %zu rows, %llu asked", what, c, count[c],
                              (unsigned long long)per);
             goto done;
         }
     /* C per <= n rows (every class has per of them), so no overflow */
     if (dpt_dataset_alloc(&sub, C * per, d, &err)) {
-        print_error(&err);
-        rc = EXIT_LIB;
+        cli_library_error(&err);
+        rc = CLI_EXIT_LIBRARY;
         goto done;
     }
     memset(count, 0, C * sizeof *count);
@@ -258,6 +258,7 @@ done:
 static void print_report(const ntk_args *a, const dpt_dataset *train, const dpt_dataset *test, size_t p,
                          const dpt_ntk_result *res, double test_acc, double secs)
 {
+    char ue[CLI_NUMBER_SIZE], ud[CLI_NUMBER_SIZE]; /* upper_text of epsilon and delta */
     const dpt_ntk_options *o = &a->opt;
     int priv = o->private_ && isfinite(res->epsilon);
     int seeded = dpt_rng_is_seeded(o->rng);
@@ -288,12 +289,13 @@ static void print_report(const ntk_args *a, const dpt_dataset *train, const dpt_
                    res->epsilon_gsm, o->delta_gsm, o->epsilon_features, o->delta_features);
             printf("  \"epsilon_target\": %.10g,\n", o->epsilon_gsm + o->epsilon_features);
         }
-        if (priv) printf("  \"epsilon\": %.10g,\n  \"delta\": %.6g,\n", res->epsilon, res->delta);
+        if (priv)
+            printf("  \"epsilon\": %s,\n  \"delta\": %s,\n", upper_text(res->epsilon, 1, ue), upper_text(res->delta, 1, ud));
         else printf("  \"epsilon\": null,\n  \"delta\": null,\n");
         printf("  \"train_accuracy\": %.6f,\n  \"test_accuracy\": %.6f,\n  \"alpha_norm\": %.10g,\n",
                res->train_accuracy, test_acc, res->alpha_norm);
         data_use_print_json(&use);
-        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", json_escape(accounting, esc, sizeof esc), secs);
+        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", cli_json_escape(accounting, esc, sizeof esc), secs);
         return;
     }
     printf("algorithm          ntk (quadratic NTK, width %zu, weight std %g, ridge %g)\n", o->width, o->weight_std,
@@ -303,7 +305,9 @@ static void print_report(const ntk_args *a, const dpt_dataset *train, const dpt_
     printf(", C = %zu classes\n", res->classes);
     printf("test accuracy      %.4f\n", test_acc);
     printf("train accuracy     %.4f\n", res->train_accuracy);
-    if (priv) printf("epsilon            %.6g   at delta %.3g (total, basic composition)\n", res->epsilon, res->delta);
+    if (priv)
+        printf("epsilon            %s   at delta %s (total, basic composition)\n", upper_text(res->epsilon, 0, ue),
+               upper_text(res->delta, 0, ud));
     else printf("epsilon            not private\n");
     printf("||Wbar||_op        %.6g\n", res->wbar_norm);
     printf("S_H                %.6g   (beta %g, B %g)\n", res->sensitivity_h, o->beta, o->row_norm);
@@ -328,11 +332,11 @@ int ntk_command(int argc, char **argv)
     int st = parse_ntk_args(argc, argv, &a);
     if (st < 0) return 0;
     if (st) return st;
-    if (!a.data) return usage_error("--data: required (see 'dptrain ntk --help')");
+    if (!a.data) return cli_usage_error("--data: required (see 'dptrain ntk --help')");
     int idx = a.input_format ? strcmp(a.input_format, "idx") == 0 : a.labels != NULL;
-    if (idx && !a.labels) return usage_error("--labels: IDX images need a labels file");
-    if (a.test_labels && !a.test_data) return usage_error("--test-labels needs --test-data");
-    if (idx && a.test_data && !a.test_labels) return usage_error("--test-data: IDX images need --test-labels");
+    if (idx && !a.labels) return cli_usage_error("--labels: IDX images need a labels file");
+    if (a.test_labels && !a.test_data) return cli_usage_error("--test-labels needs --test-data");
+    if (idx && a.test_data && !a.test_labels) return cli_usage_error("--test-data: IDX images need --test-labels");
 
     dpa_error err = { 0 };
     dpt_dataset train = { 0 }, test = { 0 };
@@ -347,31 +351,32 @@ int ntk_command(int argc, char **argv)
     if (a.train_per_class && (rc = balanced_subset(&train, a.train_per_class, a.opt.seed, "train"))) goto done;
     if (a.test_per_class && (rc = balanced_subset(&test, a.test_per_class, a.opt.seed + 1, "test"))) goto done;
     if (a.opt.project > train.d) {
-        rc = usage_error("--project: %zu is above the %zu features of the data", a.opt.project, train.d);
+        rc = cli_usage_error("--project: %zu is above the %zu features of the data", a.opt.project, train.d);
         goto done;
     }
 
-    struct timespec start, end;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    cli_progress start;
+    cli_progress_start(&start, "steps");
+    double end_ms = 0.0;
     if (!a.quiet) {
-        a.opt.progress = progress_bar;
+        a.opt.progress = cli_progress_bar;
         a.opt.progress_ctx = &start;
     }
     dpt_ntk_result res;
     if ((st = dpt_ntk_train(&train, &a.opt, &model, &res, &err))) goto fail;
     double test_acc = test.n ? dpt_ntk_accuracy(model, &test) : res.train_accuracy;
-    clock_gettime(CLOCK_MONOTONIC, &end);
+    end_ms = cli_now_ms();
     if (isnan(test_acc)) {
         fprintf(stderr, "dptrain: out of memory (test accuracy)\n");
-        rc = EXIT_LIB;
+        rc = CLI_EXIT_LIBRARY;
         goto done;
     }
-    double secs = (double)(end.tv_sec - start.tv_sec) + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
+    double secs = (end_ms - start.start_ms) / 1e3;
     print_report(&a, &train, test.n ? &test : &train, a.opt.project ? a.opt.project : train.d, &res, test_acc, secs);
     goto done;
 fail:
-    print_error(&err);
-    rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
+    cli_library_error(&err);
+    rc = st == DPA_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_LIBRARY;
 done:
     dpt_rng_free(rng);
     dpt_ntk_free(model);

@@ -85,82 +85,80 @@ static void sm_help(void)
 static int parse_sm_args(int argc, char **argv, sm_args *a)
 {
     enum {
-        O_SYN = 256, O_DATA, O_INFMT, O_TARGET, O_METHOD, O_S, O_L, O_EPS, O_DELTA, O_CLASSICAL, O_M, O_RIP, O_SEED,
-        O_REPEATS, O_JSON, O_QUIET, O_VERSION, O_MAXDATA
+        O_SYN, O_DATA, O_INFMT, O_TARGET, O_METHOD, O_S, O_L, O_EPS, O_DELTA, O_CLASSICAL, O_M, O_RIP, O_SEED,
+        O_REPEATS, O_JSON, O_QUIET, O_VERSION, O_MAXDATA, O_COUNT
     };
-    static const struct option longs[] = {
-        { "synthetic", 1, 0, O_SYN }, { "data", 1, 0, O_DATA }, { "input-format", 1, 0, O_INFMT },
-        { "target", 1, 0, O_TARGET }, { "method", 1, 0, O_METHOD }, { "sparsity", 1, 0, O_S },
-        { "norm", 1, 0, O_L }, { "epsilon", 1, 0, O_EPS }, { "delta", 1, 0, O_DELTA },
-        { "classical", 0, 0, O_CLASSICAL }, { "measurements", 1, 0, O_M }, { "rip", 0, 0, O_RIP },
-        { "seed", 1, 0, O_SEED }, { "repeats", 1, 0, O_REPEATS }, { "json", 0, 0, O_JSON },
-        { "quiet", 0, 0, O_QUIET }, { "version", 0, 0, O_VERSION }, { "max-data-size", 1, 0, O_MAXDATA },
-        { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+    /* the values are parsed below; the help text is written out in full above */
+    static const cli_option options[O_COUNT] = {
+        [O_SYN] = { "synthetic", "X", NULL }, [O_DATA] = { "data", "X", NULL },
+        [O_INFMT] = { "input-format", "X", NULL }, [O_TARGET] = { "target", "X", NULL },
+        [O_METHOD] = { "method", "X", NULL }, [O_S] = { "sparsity", "X", NULL }, [O_L] = { "norm", "X", NULL },
+        [O_EPS] = { "epsilon", "X", NULL }, [O_DELTA] = { "delta", "X", NULL },
+        [O_CLASSICAL] = { "classical", NULL, NULL }, [O_M] = { "measurements", "X", NULL },
+        [O_RIP] = { "rip", NULL, NULL }, [O_SEED] = { "seed", "X", NULL }, [O_REPEATS] = { "repeats", "X", NULL },
+        [O_JSON] = { "json", NULL, NULL }, [O_QUIET] = { "quiet", NULL, NULL },
+        [O_VERSION] = { "version", NULL, NULL }, [O_MAXDATA] = { "max-data-size", "X", NULL },
     };
-    opterr = 0;
-    optind = 1;
+    char command[64];
+    snprintf(command, sizeof command, "%s", "dptrain sparse-mean");
+    cli_parser p;
+    cli_parser_init(&p, options, O_COUNT, command, 0);
+    const char *value;
     int c, st = 0;
     uint64_t u;
-    char shown[SHOWN_SIZE];
-    while ((c = getopt_long(argc, argv, "+:h", longs, NULL)) != -1) {
+    while ((c = cli_next_option(&p, argc, argv, &value)) != CLI_OPT_END) {
         switch (c) {
-        case 'h': sm_help(); return -1;
+        case CLI_OPT_ERROR: return CLI_EXIT_USAGE;
+        case CLI_OPT_HELP: sm_help(); return -1;
         case O_VERSION: print_version(); return -1;
-        case O_SYN: a->synthetic = optarg; break;
-        case O_DATA: a->data = optarg; break;
+        case O_SYN: a->synthetic = value; break;
+        case O_DATA: a->data = value; break;
         case O_INFMT:
-            if (strcmp(optarg, "csv") != 0 && strcmp(optarg, "libsvm") != 0)
-                return bad_value("input-format", "csv or libsvm", optarg);
-            a->input_format = optarg;
+            if (strcmp(value, "csv") != 0 && strcmp(value, "libsvm") != 0)
+                return cli_bad_value("input-format", "csv or libsvm", value);
+            a->input_format = value;
             break;
-        case O_TARGET: a->target = optarg; break;
+        case O_TARGET: a->target = value; break;
         case O_METHOD:
-            if (strcmp(optarg, "projection") == 0) a->methods = M_PROJ;
-            else if (strcmp(optarg, "compressed") == 0) a->methods = M_COMP;
-            else if (strcmp(optarg, "dense") == 0) a->methods = M_DENSE;
-            else if (strcmp(optarg, "all") == 0) a->methods = M_PROJ | M_COMP | M_DENSE;
-            else return bad_value("method", "projection, compressed, dense or all", optarg);
+            if (strcmp(value, "projection") == 0) a->methods = M_PROJ;
+            else if (strcmp(value, "compressed") == 0) a->methods = M_COMP;
+            else if (strcmp(value, "dense") == 0) a->methods = M_DENSE;
+            else if (strcmp(value, "all") == 0) a->methods = M_PROJ | M_COMP | M_DENSE;
+            else return cli_bad_value("method", "projection, compressed, dense or all", value);
             break;
         case O_S:
-            st = parse_count("sparsity", optarg, 1, CLI_MAX_FEATURES, &u);
+            st = cli_parse_count("sparsity", value, 1, CLI_MAX_FEATURES, &u);
             a->opt.sparsity = (size_t)u;
             a->have_s = 1;
             break;
-        case O_L: st = parse_double("norm", optarg, 0.0, 1, INFINITY, 1, &a->opt.norm); a->have_L = 1; break;
-        case O_EPS: st = parse_double("epsilon", optarg, 0.0, 1, INFINITY, 1, &a->opt.epsilon); break;
-        case O_DELTA: st = parse_double("delta", optarg, 0.0, 0, 1.0, 1, &a->opt.delta); break;
+        case O_L: st = cli_parse_real("norm", value, 0.0, 1, INFINITY, 1, &a->opt.norm); a->have_L = 1; break;
+        case O_EPS: st = cli_parse_real("epsilon", value, 0.0, 1, INFINITY, 1, &a->opt.epsilon); break;
+        case O_DELTA: st = cli_parse_real("delta", value, 0.0, 0, 1.0, 1, &a->opt.delta); break;
         case O_CLASSICAL: a->opt.classical = 1; break;
         case O_M:
-            st = parse_count("measurements", optarg, 1, CLI_MAX_FEATURES, &u);
+            st = cli_parse_count("measurements", value, 1, CLI_MAX_FEATURES, &u);
             a->opt.measurements = (size_t)u;
             break;
         case O_RIP: a->opt.rip_sensitivity = 1; break;
-        case O_SEED: st = parse_seed("seed", optarg, &a->opt.seed); a->seed_given = 1; break;
-        case O_REPEATS: st = parse_count("repeats", optarg, 1, CLI_MAX_REPEATS, &a->repeats); break;
-        case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
+        case O_SEED: st = parse_seed("seed", value, &a->opt.seed); a->seed_given = 1; break;
+        case O_REPEATS: st = cli_parse_count("repeats", value, 1, CLI_MAX_REPEATS, &a->repeats); break;
+        case O_MAXDATA: st = parse_data_size(value, &a->max_bytes); break;
         case O_JSON: a->json = 1; break;
         case O_QUIET: a->quiet = 1; break;
-        case ':': return usage_error("%s: needs a value", dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
-        default:
-            return usage_error("unknown option %s (see 'dptrain sparse-mean --help')",
-                               dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
         }
         if (st) return st;
     }
-    if (optind < argc)
-        return usage_error("unexpected argument '%s' (see 'dptrain sparse-mean --help')",
-                           dpt_escape(argv[optind], 0, shown, sizeof shown));
     if (!a->synthetic == !a->data)
-        return usage_error("give exactly one of --synthetic SPEC and --data FILE (see 'dptrain sparse-mean --help')");
+        return cli_usage_error("give exactly one of --synthetic SPEC and --data FILE (see 'dptrain sparse-mean --help')");
     if (a->data && (!a->have_s || !a->have_L))
-        return usage_error("--data needs --sparsity and --norm (bounds taken from the data would not be private)");
+        return cli_usage_error("--data needs --sparsity and --norm (bounds taken from the data would not be private)");
     if (a->opt.classical && !(a->opt.epsilon < 1.0))
-        return usage_error("--classical: the classical Gaussian formula is a guarantee only for epsilon < 1 "
+        return cli_usage_error("--classical: the classical Gaussian formula is a guarantee only for epsilon < 1 "
                            "(Dwork-Roth Thm A.1), got epsilon = %g", a->opt.epsilon);
     if (a->opt.classical && a->opt.delta == 0.0)
-        return usage_error("--classical: a Gaussian formula, needs delta > 0");
+        return cli_usage_error("--classical: a Gaussian formula, needs delta > 0");
     if (a->methods == M_COMP && a->opt.delta == 0.0)
-        return usage_error("--method compressed: ME-2 needs delta > 0");
+        return cli_usage_error("--method compressed: ME-2 needs delta > 0");
     return 0;
 }
 
@@ -206,6 +204,7 @@ static void json_num(const char *key, double v, int last)
 
 static void print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *rows, size_t nrows, int skipped)
 {
+    char ue[CLI_NUMBER_SIZE], ud[CLI_NUMBER_SIZE]; /* upper_text of epsilon and delta */
     const dpt_mean_options *o = &a->opt;
     cli_data_use use = { 0 };
     if (a->data) data_use_loader(&use, a->input_format);
@@ -228,14 +227,14 @@ static void print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *
             json_num("sensitivity", r->res.sensitivity, 0);
             printf("      \"measurements\": %zu,\n", r->res.measurements);
             json_num("failure_delta", r->res.failure_delta, 0);
-            json_num("epsilon", r->res.epsilon, 0);
-            printf("      \"delta\": %.6g,\n", r->res.delta);
+            printf("      \"epsilon\": %s,\n      \"delta\": %s,\n", upper_text(r->res.epsilon, 1, ue),
+                   upper_text(r->res.delta, 1, ud));
             json_num("error", r->mean, 0);
             json_num("error_se", a->repeats > 1 ? r->se : NAN, 0);
             json_num("predicted_error", r->have_pred ? r->predicted : NAN, 0);
             json_num("seconds", r->secs, 0);
             char esc[2 * sizeof r->res.accounting + 8];
-            printf("      \"accounting\": \"%s\"\n    }%s\n", json_escape(r->res.accounting, esc, sizeof esc),
+            printf("      \"accounting\": \"%s\"\n    }%s\n", cli_json_escape(r->res.accounting, esc, sizeof esc),
                    k + 1 < nrows ? "," : "");
         }
         printf("  ]%s,\n", skipped ? ",\n  \"skipped\": [\"compressed: ME-2 needs delta > 0\"]" : "");
@@ -305,11 +304,11 @@ int sparse_mean_command(int argc, char **argv)
             goto fail;
     }
     if (a.opt.sparsity > ds.d) {
-        rc = usage_error("--sparsity: s = %zu is above d = %zu", a.opt.sparsity, ds.d);
+        rc = cli_usage_error("--sparsity: s = %zu is above d = %zu", a.opt.sparsity, ds.d);
         goto done;
     }
     if (a.opt.measurements > ds.d && (a.methods & M_COMP)) {
-        rc = usage_error("--measurements: m = %zu is above d = %zu", a.opt.measurements, ds.d);
+        rc = cli_usage_error("--measurements: m = %zu is above d = %zu", a.opt.measurements, ds.d);
         goto done;
     }
     size_t n = ds.n, d = ds.d;
@@ -317,7 +316,7 @@ int sparse_mean_command(int argc, char **argv)
     est = malloc(d * sizeof *est);
     if (!zbar || !est) {
         fprintf(stderr, "dptrain: out of memory (d = %zu)\n", d);
-        rc = EXIT_LIB;
+        rc = CLI_EXIT_LIBRARY;
         goto done;
     }
     for (size_t i = 0; i < n; i++)
@@ -345,15 +344,14 @@ int sparse_mean_command(int argc, char **argv)
         nrows++;
     }
     total = a.repeats * nrows;
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    cli_progress start;
+    cli_progress_start(&start, "steps");
     for (size_t k = 0; k < nrows; k++) {
         sm_row *r = &rows[k];
         dpt_mean_options o = a.opt;
         o.method = r->method;
         double sum = 0.0, sum2 = 0.0;
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double t0 = cli_now_ms(), t1;
         for (uint64_t rep = 0; rep < a.repeats; rep++) {
             o.seed = a.opt.seed + (unsigned long)rep;
             dpt_rng *seeded = NULL;
@@ -367,24 +365,24 @@ int sparse_mean_command(int argc, char **argv)
             double e = l2err(est, zbar, d);
             sum += e;
             sum2 += e * e;
-            if (!a.quiet) progress_bar(&start, ++done_steps, total);
+            if (!a.quiet) cli_progress_bar(&start, ++done_steps, total);
         }
-        clock_gettime(CLOCK_MONOTONIC, &t1);
+        t1 = cli_now_ms();
         double R = (double)a.repeats;
         r->mean = sum / R;
         r->se = a.repeats > 1 ? sqrt(fmax(sum2 - R * r->mean * r->mean, 0.0) / (R - 1.0) / R) : NAN;
-        r->secs = ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) / R;
+        r->secs = ((t1 - t0) / 1e3) / R;
     }
     print_report(&a, &ds, rows, nrows, skipped);
     goto done;
 fail_synthetic:
-    print_option_error("--synthetic", "sparse synthetic: ", &err);
-    rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
+    cli_option_error("--synthetic", "sparse synthetic: ", &err);
+    rc = st == DPA_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_LIBRARY;
     goto done;
 fail:
     if (done_steps && done_steps < total) fputc('\n', stderr); /* end the progress line */
-    print_error(&err);
-    rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
+    cli_library_error(&err);
+    rc = st == DPA_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_LIBRARY;
 done:
     dpt_rng_free(rng);
     free(zbar);

@@ -104,93 +104,94 @@ static void sp_help(int sgd)
 static int parse_sp_args(int argc, char **argv, sp_args *a)
 {
     enum {
-        O_SYN = 256, O_DATA, O_INFMT, O_TARGET, O_TESTFR, O_LAMBDA, O_EPS, O_DELTA, O_SPARSITY, O_NORM, O_SENS, O_CLASSICAL,
-        O_DENSE, O_NONPRIV, O_LR, O_NOISE, O_RADIUS, O_STEPS, O_BATCH, O_SEED, O_JSON, O_QUIET, O_VERSION, O_MAXDATA
+        O_SYN, O_DATA, O_INFMT, O_TARGET, O_TESTFR, O_LAMBDA, O_EPS, O_DELTA, O_SPARSITY, O_NORM, O_SENS, O_CLASSICAL,
+        O_DENSE, O_NONPRIV, O_LR, O_NOISE, O_RADIUS, O_STEPS, O_BATCH, O_SEED, O_JSON, O_QUIET, O_VERSION, O_MAXDATA, O_COUNT
     };
-    static const struct option longs[] = {
-        { "synthetic", 1, 0, O_SYN }, { "data", 1, 0, O_DATA }, { "input-format", 1, 0, O_INFMT },
-        { "target", 1, 0, O_TARGET }, { "test-fraction", 1, 0, O_TESTFR }, { "lambda", 1, 0, O_LAMBDA },
-        { "epsilon", 1, 0, O_EPS }, { "delta", 1, 0, O_DELTA }, { "sparsity", 1, 0, O_SPARSITY },
-        { "norm", 1, 0, O_NORM }, { "sensitivity-l1", 1, 0, O_SENS }, { "classical", 0, 0, O_CLASSICAL },
-        { "dense", 0, 0, O_DENSE }, { "non-private", 0, 0, O_NONPRIV }, { "learning-rate", 1, 0, O_LR },
-        { "noise", 1, 0, O_NOISE }, { "radius", 1, 0, O_RADIUS }, { "max-steps", 1, 0, O_STEPS },
-        { "batch-size", 1, 0, O_BATCH }, { "seed", 1, 0, O_SEED }, { "json", 0, 0, O_JSON }, { "quiet", 0, 0, O_QUIET },
-        { "version", 0, 0, O_VERSION }, { "max-data-size", 1, 0, O_MAXDATA }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+    /* the values are parsed below; the help text is written out in full above */
+    static const cli_option options[O_COUNT] = {
+        [O_SYN] = { "synthetic", "X", NULL }, [O_DATA] = { "data", "X", NULL },
+        [O_INFMT] = { "input-format", "X", NULL }, [O_TARGET] = { "target", "X", NULL },
+        [O_TESTFR] = { "test-fraction", "X", NULL }, [O_LAMBDA] = { "lambda", "X", NULL },
+        [O_EPS] = { "epsilon", "X", NULL }, [O_DELTA] = { "delta", "X", NULL },
+        [O_SPARSITY] = { "sparsity", "X", NULL }, [O_NORM] = { "norm", "X", NULL },
+        [O_SENS] = { "sensitivity-l1", "X", NULL }, [O_CLASSICAL] = { "classical", NULL, NULL },
+        [O_DENSE] = { "dense", NULL, NULL }, [O_NONPRIV] = { "non-private", NULL, NULL },
+        [O_LR] = { "learning-rate", "X", NULL }, [O_NOISE] = { "noise", "X", NULL },
+        [O_RADIUS] = { "radius", "X", NULL }, [O_STEPS] = { "max-steps", "X", NULL },
+        [O_BATCH] = { "batch-size", "X", NULL }, [O_SEED] = { "seed", "X", NULL }, [O_JSON] = { "json", NULL, NULL },
+        [O_QUIET] = { "quiet", NULL, NULL }, [O_VERSION] = { "version", NULL, NULL },
+        [O_MAXDATA] = { "max-data-size", "X", NULL },
     };
-    opterr = 0;
-    optind = 1;
+    char command[64];
+    snprintf(command, sizeof command, "%s", "dptrain sparse-erm");
+    cli_parser p;
+    cli_parser_init(&p, options, O_COUNT, command, 0);
+    const char *value;
     int c, st = 0;
-    char shown[SHOWN_SIZE];
-    while ((c = getopt_long(argc, argv, "+:h", longs, NULL)) != -1) {
+    while ((c = cli_next_option(&p, argc, argv, &value)) != CLI_OPT_END) {
         switch (c) {
-        case 'h': sp_help(a->sgd); return -1;
+        case CLI_OPT_ERROR: return CLI_EXIT_USAGE;
+        case CLI_OPT_HELP: sp_help(a->sgd); return -1;
         case O_VERSION: print_version(); return -1;
-        case O_SYN: a->synthetic = optarg; break;
-        case O_DATA: a->data = optarg; break;
+        case O_SYN: a->synthetic = value; break;
+        case O_DATA: a->data = value; break;
         case O_INFMT:
-            if (strcmp(optarg, "csv") && strcmp(optarg, "libsvm")) return bad_value("input-format", "libsvm or csv", optarg);
-            a->input_format = optarg;
+            if (strcmp(value, "csv") && strcmp(value, "libsvm")) return cli_bad_value("input-format", "libsvm or csv", value);
+            a->input_format = value;
             break;
-        case O_TARGET: a->target = optarg; break;
-        case O_TESTFR: st = parse_double("test-fraction", optarg, 0.0, 0, 1.0, 1, &a->test_fraction); break;
+        case O_TARGET: a->target = value; break;
+        case O_TESTFR: st = cli_parse_real("test-fraction", value, 0.0, 0, 1.0, 1, &a->test_fraction); break;
         case O_LAMBDA:
-            st = a->sgd ? parse_double("lambda", optarg, 0.0, 0, INFINITY, 1, &a->lambda)
-                        : parse_double("lambda", optarg, 0.0, 1, INFINITY, 1, &a->lambda);
+            st = a->sgd ? cli_parse_real("lambda", value, 0.0, 0, INFINITY, 1, &a->lambda)
+                        : cli_parse_real("lambda", value, 0.0, 1, INFINITY, 1, &a->lambda);
             a->have_lambda = 1;
             break;
-        case O_EPS: st = parse_double("epsilon", optarg, 0.0, 1, INFINITY, 1, &a->epsilon); break;
+        case O_EPS: st = cli_parse_real("epsilon", value, 0.0, 1, INFINITY, 1, &a->epsilon); break;
         case O_DELTA:
-            st = a->sgd ? parse_double("delta", optarg, 0.0, 1, 1.0, 1, &a->delta)
-                        : parse_double("delta", optarg, 0.0, 0, 1.0, 1, &a->delta);
+            st = a->sgd ? cli_parse_real("delta", value, 0.0, 1, 1.0, 1, &a->delta)
+                        : cli_parse_real("delta", value, 0.0, 0, 1.0, 1, &a->delta);
             break;
-        case O_SPARSITY: st = parse_count("sparsity", optarg, 1, CLI_MAX_FEATURES, &a->sparsity); break;
-        case O_NORM: st = parse_double("norm", optarg, 0.0, 1, INFINITY, 1, &a->norm); break;
-        case O_SENS: st = parse_double("sensitivity-l1", optarg, 0.0, 1, INFINITY, 1, &a->sensitivity_l1);
+        case O_SPARSITY: st = cli_parse_count("sparsity", value, 1, CLI_MAX_FEATURES, &a->sparsity); break;
+        case O_NORM: st = cli_parse_real("norm", value, 0.0, 1, INFINITY, 1, &a->norm); break;
+        case O_SENS: st = cli_parse_real("sensitivity-l1", value, 0.0, 1, INFINITY, 1, &a->sensitivity_l1);
             if (a->sgd) a->only = "--sensitivity-l1";
             break;
         case O_CLASSICAL: a->classical = 1; if (a->sgd) a->only = "--classical"; break;
         case O_DENSE: a->dense = 1; break;
         case O_NONPRIV: a->non_private = 1; break;
-        case O_LR: st = parse_double("learning-rate", optarg, 0.0, 1, INFINITY, 1, &a->learning_rate);
+        case O_LR: st = cli_parse_real("learning-rate", value, 0.0, 1, INFINITY, 1, &a->learning_rate);
             if (!a->sgd) a->only = "--learning-rate";
             break;
-        case O_NOISE: st = parse_double("noise", optarg, 0.0, 1, INFINITY, 1, &a->noise);
+        case O_NOISE: st = cli_parse_real("noise", value, 0.0, 1, INFINITY, 1, &a->noise);
             if (!a->sgd) a->only = "--noise";
             break;
-        case O_RADIUS: st = parse_double("radius", optarg, 0.0, 0, INFINITY, 1, &a->radius);
+        case O_RADIUS: st = cli_parse_real("radius", value, 0.0, 0, INFINITY, 1, &a->radius);
             if (!a->sgd) a->only = "--radius";
             break;
         case O_STEPS:
-            st = parse_count("max-steps", optarg, 1, CLI_MAX_STEPS, &a->max_steps);
+            st = cli_parse_count("max-steps", value, 1, CLI_MAX_STEPS, &a->max_steps);
             if (!a->sgd) a->only = "--max-steps";
             break;
         case O_BATCH:
-            st = parse_count("batch-size", optarg, 1, CLI_MAX_ROWS, &a->batch_size);
+            st = cli_parse_count("batch-size", value, 1, CLI_MAX_ROWS, &a->batch_size);
             if (!a->sgd) a->only = "--batch-size";
             break;
-        case O_SEED: st = parse_seed("seed", optarg, &a->seed); a->seed_given = 1; break;
-        case O_MAXDATA: st = parse_data_size(optarg, &a->max_bytes); break;
+        case O_SEED: st = parse_seed("seed", value, &a->seed); a->seed_given = 1; break;
+        case O_MAXDATA: st = parse_data_size(value, &a->max_bytes); break;
         case O_JSON: a->json = 1; break;
         case O_QUIET: a->quiet = 1; break;
-        case ':': return usage_error("%s: needs a value", dpt_escape(argv[optind - 1], 0, shown, sizeof shown));
-        default:
-            return usage_error("unknown option %s (see 'dptrain %s --help')",
-                               dpt_escape(argv[optind - 1], 0, shown, sizeof shown), a->cmd);
         }
         if (st) return st;
     }
-    if (optind < argc)
-        return usage_error("unexpected argument '%s' (see 'dptrain %s --help')",
-                           dpt_escape(argv[optind], 0, shown, sizeof shown), a->cmd);
-    if (a->only) return usage_error("%s: not an option of %s (see 'dptrain %s --help')", a->only, a->cmd, a->cmd);
-    if (!a->data == !a->synthetic) return usage_error("give exactly one of --data and --synthetic");
+    if (a->only) return cli_usage_error("%s: not an option of %s (see 'dptrain %s --help')", a->only, a->cmd, a->cmd);
+    if (!a->data == !a->synthetic) return cli_usage_error("give exactly one of --data and --synthetic");
     if (a->synthetic && (a->input_format || a->target))
-        return usage_error("--input-format and --target apply to --data only");
-    if (a->classical && a->delta == 0.0) return usage_error("--classical: needs --delta > 0 (delta 0 is Laplace)");
+        return cli_usage_error("--input-format and --target apply to --data only");
+    if (a->classical && a->delta == 0.0) return cli_usage_error("--classical: needs --delta > 0 (delta 0 is Laplace)");
     if (a->classical && a->epsilon >= 1.0)
-        return usage_error("--classical: the classical Gaussian is only a guarantee for epsilon < 1, got %g", a->epsilon);
+        return cli_usage_error("--classical: the classical Gaussian is only a guarantee for epsilon < 1, got %g", a->epsilon);
     if (a->sensitivity_l1 > 0.0 && a->delta > 0.0)
-        return usage_error("--sensitivity-l1: the Laplace mechanism's; needs --delta 0");
+        return cli_usage_error("--sensitivity-l1: the Laplace mechanism's; needs --delta 0");
     return 0;
 }
 
@@ -275,6 +276,7 @@ static void json_number(const char *key, double v, int last)
 
 static void print_report(const sp_args *a, const dpt_dataset *train, const dpt_dataset *test, const sp_report *r)
 {
+    char ue[CLI_NUMBER_SIZE], ud[CLI_NUMBER_SIZE]; /* upper_text of epsilon and delta */
     int priv = isfinite(r->epsilon);
     cli_data_use use = { 0 };
     if (a->data) data_use_loader(&use, a->input_format);
@@ -292,8 +294,8 @@ static void print_report(const sp_args *a, const dpt_dataset *train, const dpt_d
         json_number("lambda", r->lambda, 0);
         json_number("noise", r->noise, 0);
         json_number("sensitivity", r->sensitivity, 0);
-        json_number("epsilon", priv ? r->epsilon : NAN, 0);
-        json_number("delta", priv ? r->delta : NAN, 0);
+        printf("  \"epsilon\": %s,\n  \"delta\": %s,\n", upper_text(priv ? r->epsilon : NAN, 1, ue),
+               upper_text(priv ? r->delta : NAN, 1, ud));
         if (r->have_steps) {
             printf("  \"steps\": %llu,\n", (unsigned long long)r->steps);
             json_number("mu_spent", r->mu_spent, 0);
@@ -308,7 +310,7 @@ static void print_report(const sp_args *a, const dpt_dataset *train, const dpt_d
         json_number("test_accuracy", r->test_accuracy, 0);
         data_use_print_json(&use);
         printf("  \"private\": %s,\n", priv && !a->seed_given ? "true" : "false");
-        printf("  \"accounting\": \"%s\",\n", json_escape(r->accounting, esc, sizeof esc));
+        printf("  \"accounting\": \"%s\",\n", cli_json_escape(r->accounting, esc, sizeof esc));
         json_number("seconds", r->secs, 1);
         printf("}\n");
         return;
@@ -319,7 +321,9 @@ static void print_report(const sp_args *a, const dpt_dataset *train, const dpt_d
     printf("lambda             %.6g\n", r->lambda);
     printf("noise              %.6g   (%s)\n", r->noise, r->mechanism);
     printf("sensitivity        %.6g\n", r->sensitivity);
-    if (priv) printf("epsilon (upper)    %.6g   at delta %.3g, certified\n", r->epsilon, r->delta);
+    if (priv)
+        printf("epsilon (upper)    %s   at delta %s, certified\n", upper_text(r->epsilon, 0, ue),
+               upper_text(r->delta, 0, ud));
     else printf("epsilon            not private\n");
     if (r->have_steps) {
         printf("steps              %llu\n", (unsigned long long)r->steps);
@@ -364,8 +368,8 @@ int sparse_opt_command(int argc, char **argv)
     double gen_norm = 0.0;
     if ((st = sp_load(&a, &all, &gen_s, &gen_norm, &err))) {
         if (a.synthetic) {
-            print_option_error("--synthetic", "sparse synthetic: ", &err);
-            rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
+            cli_option_error("--synthetic", "sparse synthetic: ", &err);
+            rc = st == DPA_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_LIBRARY;
             goto done;
         }
         goto fail;
@@ -373,7 +377,7 @@ int sparse_opt_command(int argc, char **argv)
     if ((st = dpt_split(&all, a.test_fraction, a.seed, &train, &test, &err))) goto fail;
     dpt_dataset_free(&all);
     if (a.dense && a.sgd && a.batch_size > train.n) {
-        rc = usage_error("--batch-size: %llu is more than the %zu training examples", (unsigned long long)a.batch_size,
+        rc = cli_usage_error("--batch-size: %llu is more than the %zu training examples", (unsigned long long)a.batch_size,
                          train.n);
         goto done;
     }
@@ -381,7 +385,7 @@ int sparse_opt_command(int argc, char **argv)
      * read off private data would leak it, so --data needs both unless the
      * run is not private anyway. */
     if (a.data && !a.non_private && (!a.sparsity || !(a.norm > 0.0))) {
-        rc = usage_error("--data needs --sparsity and --norm (bounds read off the data would not be private)");
+        rc = cli_usage_error("--data needs --sparsity and --norm (bounds read off the data would not be private)");
         goto done;
     }
     /* s and L: given, or the generator's, or (non-private runs) the data's. */
@@ -391,18 +395,19 @@ int sparse_opt_command(int argc, char **argv)
     size_t s = a.sparsity ? (size_t)a.sparsity : gen_s ? gen_s : ds_s;
     double L = a.norm > 0.0 ? a.norm : gen_norm > 0.0 ? gen_norm : ds_L;
     if (!(L > 0.0)) {
-        rc = usage_error("every training example is zero");
+        rc = cli_usage_error("every training example is zero");
         goto done;
     }
     w = calloc(train.d, sizeof *w);
     wref = calloc(train.d, sizeof *wref);
     if (!w || !wref) {
         fprintf(stderr, "dptrain: out of memory\n");
-        rc = EXIT_LIB;
+        rc = CLI_EXIT_LIBRARY;
         goto done;
     }
-    struct timespec start, end;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    cli_progress start;
+    cli_progress_start(&start, "steps");
+    double end_ms = 0.0;
     sp_report r = { .s = s, .L = L, .lambda = a.lambda };
     dpt_sparse_erm_result er;
     dpt_sparse_sgd_result sr;
@@ -418,7 +423,7 @@ int sparse_opt_command(int argc, char **argv)
         eo.project = !a.dense;
         eo.noise_off = a.non_private;
         if (!a.quiet && isatty(STDERR_FILENO)) {   /* as sparse-sgd: never into a log file */
-            eo.progress = progress_bar;
+            eo.progress = cli_progress_bar;
             eo.progress_ctx = &start;
         }
         eo.seed = a.seed;
@@ -451,7 +456,7 @@ int sparse_opt_command(int argc, char **argv)
         so.rng = rng;
         so.noise_off = a.non_private;
         if (!a.quiet && isatty(STDERR_FILENO)) {   /* as the other subcommands: never into a log file */
-            so.progress = progress_bar;
+            so.progress = cli_progress_bar;
             so.progress_ctx = &start;
         }
         if ((st = dpt_sparse_sgd(&train, &so, w, &sr, &err))) goto fail;
@@ -484,13 +489,13 @@ int sparse_opt_command(int argc, char **argv)
     const dpt_dataset *eval = test.n ? &test : &train;
     r.test_loss = dpt_logistic_objective(eval, w, 0.0);
     r.test_accuracy = accuracy(eval, w);
-    clock_gettime(CLOCK_MONOTONIC, &end);
-    r.secs = (double)(end.tv_sec - start.tv_sec) + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
+    end_ms = cli_now_ms();
+    r.secs = (end_ms - start.start_ms) / 1e3;
     print_report(&a, &train, eval, &r);
     goto done;
 fail:
-    print_error(&err);
-    rc = st == DPA_EINVAL ? EXIT_USAGE : EXIT_LIB;
+    cli_library_error(&err);
+    rc = st == DPA_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_LIBRARY;
 done:
     dpt_rng_free(rng);
     free(w);
