@@ -426,7 +426,7 @@ END_TEST
 /* ---- sampling without replacement (replace-one) --------------------------- */
 
 /* The pair's profile is max(delta_R, delta_A) of the remove and add pairs
- * of Poisson sampling at q = m/n (pld_mechanisms.c); the reference takes the
+ * of Poisson sampling at q = m/n (pld_profiles.c); the reference takes the
  * max of the two MPFR hockey-stick evaluations, and Q(L > eps) of the
  * branch that is larger there (either branch where they tie within 1e-12:
  * at eps = 0 they are equal, and the pair has an atom). */
@@ -738,7 +738,7 @@ START_TEST(replace_one_reference_values)
         dpa_options_init(&opt);
         opt.relation = DPA_REPLACE_ONE;
         /* the event's noise multiplier is against the replace-one
-         * sensitivity: sigma / 2 for the notes' sigma (pld_profiles.h) */
+         * sensitivity: sigma / 2 for the notes' sigma (pld_pair.h) */
         dpa_accountant *a = accountant_with_options("pld", &opt, dpa_event_self_composed(
             dpa_event_poisson_sampled(1.0 / 60.0, dpa_event_gaussian(cs[c].sigma / 2.0, &err), &err),
             60 * (uint64_t)cs[c].epochs, &err));

@@ -150,7 +150,7 @@ static int visit_leaf(const dpa_event *leaf, double times, void *vctx, dpa_error
     s->comp[s->n].pair[1] = pair[1];
     if (!pld_profile_equal(&pair[0], &pair[1])) s->worlds = 2;
     /* sampling without replacement: the least pair that dominates every
-     * step, but a fixed pair of datasets need not attain it (pld_mechanisms.c) */
+     * step, but a fixed pair of datasets need not attain it (pld_profiles.c) */
     if (pair[0].pair == PLD_WITHOUT_REPLACEMENT || pair[0].pair == PLD_SHUFFLE_CLONES) s->pair_lower = 1;
     s->comp[s->n].times = (uint64_t)times;
     s->n++;

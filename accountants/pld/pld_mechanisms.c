@@ -1,9 +1,13 @@
 /*
- * pld_mechanisms.c - exact privacy profiles of the pairs beyond the
- * Gaussian ones: Laplace, k-ary randomized response, discrete Laplace,
- * discrete Gaussian, the (eps, delta) black box, the replace-one
- * Poisson-subsampled Gaussian, and Poisson sampling (add/remove) of any of
- * the symmetric leaves.
+ * pld_mechanisms.c - exact privacy profiles of the leaf pairs beyond the
+ * Gaussian ones: Laplace, truncated Laplace, k-ary randomized response,
+ * discrete Laplace, discrete Gaussian, the (eps, delta) black box, the
+ * replace-one Poisson-subsampled Gaussian, and the shuffle clones pair.
+ * The lower layer of the PLD profiles: it sees only the types of
+ * pld_pair.h and calls nothing in pld_profiles.c.  The dispatcher there
+ * calls it; the Gaussian pairs, and the composite pairs that recurse
+ * through the dispatcher (Poisson sampling of a leaf, sampling without
+ * replacement), are there too.
  *
  * Notation: delta(eps) = H_{e^eps}(P || Q) = sup_S P(S) - e^eps Q(S)
  *   = P(L > eps) - e^eps Q(L > eps)                                  (1)
@@ -399,150 +403,6 @@ static double replace_log_q(const pld_profile *p, double eps)
     return dpa_log_add_exp(log1p(-q) + dpa_log_ndtr(-x / s), log(q) + dpa_log_ndtr(-(x + 1.0) / s));
 }
 
-/* ---- Poisson sampling of a symmetric leaf (add/remove) ---------------------- */
-
-/* Remove world (P', Q') = (q P + (1-q) Q, Q): for any S,
- *   P'(S) - e^eps Q'(S) = q [P(S) - e^{eps'} Q(S)],  e^{eps'} = (e^eps - 1 + q)/q,
- * so delta'(eps) = q delta(eps') when e^eps > 1 - q and 1 - e^eps otherwise
- * (Balle, Barthe & Gaboardi 2018, Thm 8 / Zhu, Dong & Wang 2022, Prop. 30);
- * L' = log(1 - q + q e^L) is increasing in L, so Q'(L' > eps) = Q(L > eps').
- *
- * Add world (P'', Q'') = (Q, q P + (1-q) Q), alpha = e^eps:
- *   Q(S) - alpha q P(S) - alpha (1-q) Q(S) = c Q(S) - alpha q P(S),
- *   c = 1 - alpha (1-q),
- * so H_alpha(Q || Q'') = c H_{1/beta}(Q || P) with beta = c / (alpha q)
- * (0 when c <= 0).  (The form alpha q H_beta(Q || P) is not this: it
- * weights Q by alpha q and P by c.)  For a symmetric inner pair
- * H_{1/beta}(Q || P) = H_{1/beta}(P || Q), so
- *   delta''(eps) = e^eps (e^{-eps} - 1 + q) delta(-eps_b),
- *   eps_b = log((e^{-eps} - 1 + q)/q),
- * a product: no cancellation.  (Equivalently, by the complement identity
- * H_g(Q || P) = 1 - g + g H_{1/g}(P || Q), delta'' = 1 - alpha + alpha q
- * H_beta(P || Q), which cancels for alpha > 1 and is not used.)  For
- * eps < 0 we use delta''(eps) = 1 - e^eps + e^eps delta'(-eps), since
- * (Q'', P'') is the remove-world pair.  L'' = -log(1 - q + q e^L) > eps iff
- * L < eps_b, so by (4) and (1)
- *   Q''(L'' > eps) = q Q(L > -eps_b) + (1-q) [delta(-eps_b) + e^{-eps_b} Q(L > -eps_b)]. */
-
-/* log((e^{+-eps} - 1 + q)/q) given expm1 = e^{+-eps} - 1; *err gets a bound
- * on its absolute rounding error; NaN when the excess is not positive. */
-static double shifted(double em1, double q, double *err)
-{
-    double excess = em1 + q;
-    if (!(excess > 0.0)) { *err = 0.0; return NAN; }
-    double y = em1 / q;
-    double v = fabs(y) < 0.5 ? log1p(y) : log(excess) - log(q);
-    *err = 4.0 * ULP * ((q + fabs(em1)) / excess + fabs(v));
-    return v;
-}
-
-static pld_profile inner_of(const pld_profile *p)
-{
-    pld_profile c = *p;
-    c.pair = p->inner;
-    return c;
-}
-
-static double sampled_remove_log_delta(const pld_profile *p, double eps)
-{
-    pld_profile in = inner_of(p);
-    double err, e_in = shifted(expm1(eps), p->q, &err);
-    if (isnan(e_in)) return log1mexp(eps);
-    return log(p->q) + pld_profile_log_delta(e_in, &in);
-}
-
-static double sampled_add_log_delta(const pld_profile *p, double eps)
-{
-    if (eps == -INFINITY) return 0.0;
-    if (eps < 0.0) {
-        pld_profile r = *p;
-        r.pair = PLD_SAMPLED_REMOVE;
-        return reflect(eps, sampled_remove_log_delta(&r, -eps));
-    }
-    pld_profile in = inner_of(p);
-    double em1 = expm1(-eps), err, e_b = shifted(em1, p->q, &err);
-    if (isnan(e_b)) return -INFINITY;
-    return eps + log(em1 + p->q) + pld_profile_log_delta(-e_b, &in);
-}
-
-static double sampled_remove_log_q(const pld_profile *p, double eps)
-{
-    pld_profile in = inner_of(p);
-    double em1 = expm1(eps), excess = em1 + p->q, err;
-    if (excess < 0.0) return 0.0;
-    if (excess == 0.0) return pld_profile_log_q_survival(-INFINITY, &in);
-    return pld_profile_log_q_survival(shifted(em1, p->q, &err), &in);
-}
-
-static double sampled_add_log_q(const pld_profile *p, double eps)
-{
-    pld_profile in = inner_of(p);
-    double q = p->q, e_b, err;
-    if (eps == -INFINITY) e_b = INFINITY;
-    else if (isnan(e_b = shifted(expm1(-eps), q, &err))) return -INFINITY;
-    double lq = pld_profile_log_q_survival(-e_b, &in);
-    double p_above = dpa_log_add_exp(pld_profile_log_delta(-e_b, &in), e_b == INFINITY ? -INFINITY : -e_b + lq);
-    return fmin(0.0, dpa_log_add_exp(log(q) + lq, log1p(-q) + p_above));
-}
-
-/* ---- sampling without replacement (replace-one) ----------------------------
- *
- * m records out of n, uniformly without replacement, q = m/n, under
- * replace-one neighbours; (P, Q) dominates the inner mechanism under
- * replace-one.  Balle, Barthe & Gaboardi 2018 (Thm 10, advanced joint
- * convexity) bound the profile of the sampled mechanism for alpha = e^eps
- * >= 1 by
- *   delta_R(alpha) = H_alpha(q P + (1-q) Q || Q)   (the "remove" pair),
- * for either order of the two datasets, since replace-one is symmetric.
- * For alpha < 1 the identity H_alpha(A || B) = 1 - alpha + alpha
- * H_{1/alpha}(B || A) turns the bound for the reversed order into
- *   1 - alpha + alpha delta_R(1/alpha) = H_alpha(Q || q P + (1-q) Q) = delta_A(alpha),
- * the "add" pair's profile.  So F(alpha) = max(delta_R, delta_A) lies above
- * the sampled mechanism's profile at every alpha >= 0.  F is convex,
- * decreasing and F(0) = 1 (both are), hence the profile of a pair (the
- * stop-loss transform of its likelihood ratio, ../shared/notes/
- * pld-bounds.md fact 3), which dominates every step (fact 2) and so any
- * composition.  In tradeoff functions this is Dong, Roth & Su 2022,
- * Thm 9: C_q(f) = min(f_q, f_q^{-1})** has conjugate max(f_q*, (f_q^{-1})*),
- * i.e. profile max(delta_R, delta_A); Zhu, Dong & Wang 2022 use the same
- * pair.  F is symmetric (F(alpha) = 1 - alpha + alpha F(1/alpha)), so both
- * worlds are this one pair.
- *
- * Where delta_R > delta_A, F is delta_R near alpha and -F' its Q-survival;
- * the same for delta_A; at a tie (always at alpha = 1, where both are the
- * total variation q TV(P, Q)) F has a kink, an atom of its pair, and the
- * strict survival -F'_+ is the smaller of the two.  Any value between the
- * one-sided survivals serves the lower discretisation's chord bounds, so a
- * branch chosen wrongly within rounding of a crossing costs nothing beyond
- * the rounding.  The bracket the accountant returns is around the eps of
- * this dominating pair: delta_R alone is attained (records 0 and 1 for an
- * additive-noise inner mechanism), so the truth for the worst pair of
- * datasets lies between the remove pair's composition and this one's. */
-
-static void wor_parts(const pld_profile *p, pld_profile part[2])
-{
-    part[0] = part[1] = *p;
-    int gaussian = p->inner == PLD_GAUSSIAN;   /* the specialised forms */
-    part[0].pair = gaussian ? PLD_POISSON_REMOVE : PLD_SAMPLED_REMOVE;
-    part[1].pair = gaussian ? PLD_POISSON_ADD : PLD_SAMPLED_ADD;
-}
-
-static double wor_log_delta(const pld_profile *p, double eps)
-{
-    pld_profile part[2];
-    wor_parts(p, part);
-    return fmax(pld_profile_log_delta(eps, &part[0]), pld_profile_log_delta(eps, &part[1]));
-}
-
-static double wor_log_q(const pld_profile *p, double eps)
-{
-    pld_profile part[2];
-    wor_parts(p, part);
-    double lr = pld_profile_log_delta(eps, &part[0]), la = pld_profile_log_delta(eps, &part[1]);
-    double qr = pld_profile_log_q_survival(eps, &part[0]), qa = pld_profile_log_q_survival(eps, &part[1]);
-    return lr > la ? qr : la > lr ? qa : fmin(qr, qa);
-}
-
 /* ---- the shuffle clones pair ------------------------------------------------------ */
 
 static clones_pair clones_of(const pld_profile *p)
@@ -585,9 +445,6 @@ double pld_mech_log_delta(const pld_profile *p, double eps)
     case PLD_DISCRETE_LAPLACE: return dlap_log_delta(p->sigma, (double)p->k, eps);
     case PLD_DISCRETE_GAUSSIAN: return dg_log_delta(p, eps);
     case PLD_REPLACE_GAUSSIAN: return replace_log_delta(p, eps);
-    case PLD_SAMPLED_REMOVE: return sampled_remove_log_delta(p, eps);
-    case PLD_SAMPLED_ADD: return sampled_add_log_delta(p, eps);
-    case PLD_WITHOUT_REPLACEMENT: return wor_log_delta(p, eps);
     case PLD_SHUFFLE_CLONES: {
         double ignored;
         return pld_mech_clones_log_delta(p, eps, &ignored);
@@ -608,9 +465,6 @@ double pld_mech_log_q_survival(const pld_profile *p, double eps)
     case PLD_DISCRETE_LAPLACE: return dlap_log_q(p->sigma, (double)p->k, eps);
     case PLD_DISCRETE_GAUSSIAN: return dg_log_q(p, eps);
     case PLD_REPLACE_GAUSSIAN: return replace_log_q(p, eps);
-    case PLD_SAMPLED_REMOVE: return sampled_remove_log_q(p, eps);
-    case PLD_SAMPLED_ADD: return sampled_add_log_q(p, eps);
-    case PLD_WITHOUT_REPLACEMENT: return wor_log_q(p, eps);
     case PLD_SHUFFLE_CLONES: return clones_log_q(p, eps);
     default: return NAN;
     }
@@ -638,30 +492,6 @@ void pld_mech_loss_range(const pld_profile *p, double z, double *lo, double *hi)
         *lo = -*hi;
         return;
     }
-    case PLD_SAMPLED_REMOVE:
-    case PLD_SAMPLED_ADD: {
-        pld_profile in = inner_of(p);
-        double l0, l1;
-        pld_profile_loss_range_z(&in, z, &l0, &l1);
-        double a = log_mix(p->q, l0), b = log_mix(p->q, l1);
-        /* Q's atom where P = 0 (an (eps, delta) pair) sits at loss log(1-q) */
-        if (p->inner == PLD_EPSILON_DELTA && p->delta > 0.0) a = log1p(-p->q);
-        if (p->pair == PLD_SAMPLED_REMOVE) { *lo = a; *hi = b; }
-        else { *lo = -b; *hi = -a; }
-        return;
-    }
-    case PLD_WITHOUT_REPLACEMENT: {
-        /* the pair's losses above 0 are the remove pair's, below 0 the
-         * add pair's; the union of both ranges holds them */
-        pld_profile part[2];
-        double l0, l1;
-        wor_parts(p, part);
-        pld_profile_loss_range_z(&part[0], z, lo, hi);
-        pld_profile_loss_range_z(&part[1], z, &l0, &l1);
-        *lo = fmin(*lo, l0);
-        *hi = fmax(*hi, l1);
-        return;
-    }
     case PLD_SHUFFLE_CLONES: {
         /* the pair is symmetric; outside [-t, t] P holds about 2 Phibar(z) */
         clones_pair cp = clones_of(p);
@@ -673,40 +503,13 @@ void pld_mech_loss_range(const pld_profile *p, double z, double *lo, double *hi)
     }
 }
 
-double pld_profile_atom_spacing(const pld_profile *p)
-{
-    switch (p->pair) {
-    case PLD_GAUSSIAN:
-    case PLD_POISSON_REMOVE:
-    case PLD_POISSON_ADD:
-    case PLD_REPLACE_GAUSSIAN: return 0.0;
-    case PLD_LAPLACE: return 1.0 / p->sigma;                  /* +-1/b */
-    case PLD_RANDOMIZED_RESPONSE:
-    case PLD_TRUNCATED_LAPLACE:                               /* +-eps and a continuous part */
-    case PLD_EPSILON_DELTA: return p->eps;                    /* +-eps (and 0) */
-    case PLD_DISCRETE_LAPLACE: return 1.0 / p->sigma;         /* (2x - k)/t */
-    case PLD_DISCRETE_GAUSSIAN: return (double)p->k / (2.0 * p->sigma * p->sigma); /* k(2x - k)/(2 s^2) */
-    case PLD_SHUFFLE_CLONES: return p->k == 1 ? p->eps : NAN; /* one user: randomized response's +-eps0;
-                                                                 * else log ratios of binomial mixtures */
-    case PLD_SAMPLED_REMOVE:
-    case PLD_SAMPLED_ADD:
-    case PLD_WITHOUT_REPLACEMENT: {
-        /* log(1 - q + q e^{a j}) is on no lattice; without atoms inside
-         * there are none outside (the kink of the max is at loss 0) */
-        pld_profile in = inner_of(p);
-        return pld_profile_atom_spacing(&in) == 0.0 ? 0.0 : NAN;
-    }
-    default: return NAN;
-    }
-}
-
 /* |d log delta / d eps| = e^eps Q(L > eps) / delta(eps), by (2): how much an
  * absolute error in eps (or in a loss it is compared with) moves log delta. */
 static double sensitivity(const pld_profile *p, double eps)
 {
-    double ld = pld_profile_log_delta(eps, (void *)p);
+    double ld = pld_mech_log_delta(p, eps);
     if (!isfinite(ld)) return 0.0;
-    double v = exp(eps + pld_profile_log_q_survival(eps, (void *)p) - ld);
+    double v = exp(eps + pld_mech_log_q_survival(p, eps) - ld);
     return isfinite(v) ? v : DBL_MAX;
 }
 
@@ -731,13 +534,7 @@ double pld_mech_delta_relerr(const pld_profile *p, double eps)
         pld_mech_clones_log_delta(p, eps, &relerr);
         return relerr;
     }
-    if (p->pair == PLD_WITHOUT_REPLACEMENT) {
-        /* |max(a', b') - max(a, b)| <= max(|a' - a|, |b' - b|) */
-        pld_profile part[2];
-        wor_parts(p, part);
-        return fmax(pld_profile_delta_relerr(&part[0], eps), pld_profile_delta_relerr(&part[1], eps));
-    }
-    double ld = pld_profile_log_delta(eps, (void *)p);
+    double ld = pld_mech_log_delta(p, eps);
     if (!isfinite(ld)) return 1e-13;           /* delta = 0 (or 1) exactly */
     double base = 1e-13 + 32.0 * ULP * (1.0 + fabs(ld));
     switch (p->pair) {
@@ -772,27 +569,6 @@ double pld_mech_delta_relerr(const pld_profile *p, double eps)
         /* (3): the reflected term's share of delta(eps) carries its error */
         double share = exp(eps + ldp - ld);
         return base + (share < 1.0 ? share : 1.0) * rel_pos;
-    }
-    case PLD_SAMPLED_REMOVE: {
-        pld_profile in = inner_of(p);
-        double err, e_in = shifted(expm1(eps), p->q, &err);
-        if (isnan(e_in)) return base;
-        /* beyond the double range of e^eps only the inner mass at +inf is left */
-        if (!isfinite(e_in)) return base + pld_profile_delta_relerr(&in, e_in);
-        return base + pld_profile_delta_relerr(&in, e_in) + sensitivity(&in, e_in) * err;
-    }
-    case PLD_SAMPLED_ADD: {
-        if (eps < 0.0) {
-            pld_profile r = *p;
-            r.pair = PLD_SAMPLED_REMOVE;
-            /* the reflected term's share of delta(eps) carries its error */
-            double share = exp(eps + sampled_remove_log_delta(&r, -eps) - ld);
-            return base + (share < 1.0 ? share : 1.0) * pld_mech_delta_relerr(&r, -eps);
-        }
-        pld_profile in = inner_of(p);
-        double err, e_b = shifted(expm1(-eps), p->q, &err);
-        if (isnan(e_b)) return 1e-13;
-        return base + pld_profile_delta_relerr(&in, -e_b) + (1.0 + sensitivity(&in, -e_b)) * err;
     }
     default: return NAN;
     }

@@ -1,11 +1,16 @@
 /*
- * pld_mechanisms.h - private to pld_profiles.c: the profiles of the pairs
- * added after the Gaussian ones (pld_mechanisms.c).
+ * pld_mechanisms.h - the lower layer of the PLD profiles: the profiles of
+ * the leaf pairs other than the Gaussian ones (Laplace, truncated Laplace,
+ * randomized response, (eps, delta), discrete Laplace and Gaussian,
+ * replace-one Poisson-subsampled Gaussian, shuffle clones;
+ * pld_mechanisms.c).  Private to pld_profiles.c, whose dispatcher calls
+ * these for those pairs (they return NaN for any other pair); nothing
+ * here calls back into pld_profiles.c or includes pld_profiles.h.
  */
 #ifndef DPACCT_PLD_MECHANISMS_H
 #define DPACCT_PLD_MECHANISMS_H
 
-#include "pld_profiles.h"
+#include "pld_pair.h"
 
 double pld_mech_log_delta(const pld_profile *p, double epsilon);
 double pld_mech_log_q_survival(const pld_profile *p, double epsilon);

@@ -1,6 +1,11 @@
 /*
- * pld_profiles.c - exact privacy profiles of the Gaussian mechanism and of
- * both directions of the Poisson-subsampled Gaussian (add/remove).
+ * pld_profiles.c - the upper layer of the PLD profiles: the map from leaf
+ * events to their dominating pairs (pld_profile_of_event), the dispatch on
+ * the pair, the exact privacy profiles of the Gaussian mechanism and of
+ * both directions of the Poisson-subsampled Gaussian (add/remove), and the
+ * composite pairs, whose profiles recurse through the dispatcher: Poisson
+ * sampling (add/remove) of any of the symmetric leaves, and sampling
+ * without replacement (replace-one) of a Gaussian or of such a leaf.
  *
  * With w(x) = (2x - 1)/(2 s^2) the likelihood ratio of N(1, s^2) to
  * N(0, s^2) is e^{w(x)}, monotone in x, so each profile is an expression in
@@ -9,10 +14,11 @@
  * ratio is taken from Mills ratios, where the Gaussian factors cancel
  * exactly (as in lib/gaussian_profile.c).
  *
- * The other pairs (Laplace, randomized response, discrete Laplace and
- * Gaussian, the (eps, delta) black box, the replace-one subsampled Gaussian,
- * Poisson sampling of any of those, sampling without replacement) are in
- * pld_mechanisms.c; this file dispatches and maps events to pairs.
+ * The leaf pairs (Laplace, truncated Laplace, randomized response,
+ * discrete Laplace and Gaussian, the (eps, delta) black box, the
+ * replace-one subsampled Gaussian, the shuffle clones) are in the lower
+ * layer, pld_mechanisms.c, called through pld_mechanisms.h; it never calls
+ * back into this file.  The types are in pld_pair.h.
  */
 #include "pld_profiles.h"
 #include "pld_mechanisms.h"
@@ -77,6 +83,246 @@ static double gaussian_log_delta(const pld_profile *p, double eps)
     return log(-expm1(eps) + exp(eps + dpa_gdp_log_delta(mu, -eps)));
 }
 
+/* ---- composite pairs -------------------------------------------------------------
+ *
+ * Poisson sampling of a symmetric leaf and sampling without replacement:
+ * their profiles are the inner pair's (any pair the dispatcher knows) at a
+ * shifted eps, so they recurse through pld_profile_log_delta and its
+ * siblings.  (1)-(4) are the identities at the top of pld_mechanisms.c:
+ * (1) delta(eps) = P(L > eps) - e^eps Q(L > eps), (2) its right derivative
+ * -e^eps Q(L > eps), and for a symmetric pair (3) delta(eps) = 1 - e^eps +
+ * e^eps delta(-eps) (eps < 0) and (4) P(L < t) = Q(L > -t),
+ * Q(L < t) = P(L > -t). */
+
+/* log(1 - e^x) for x <= 0 (log(0) = -inf at x = 0); as in pld_mechanisms.c. */
+static double log1mexp(double x) { return x >= 0.0 ? -INFINITY : dpa_log1mexp(x); }
+
+/* (3) for a symmetric pair, given log delta(-eps) for eps < 0; as in
+ * pld_mechanisms.c. */
+static double reflect(double eps, double log_delta_neg)
+{
+    if (eps == -INFINITY) return 0.0;
+    return dpa_log_add_exp(log1mexp(eps), eps + log_delta_neg);
+}
+
+/* -- Poisson sampling of a symmetric leaf (add/remove) -- */
+
+/* Remove world (P', Q') = (q P + (1-q) Q, Q): for any S,
+ *   P'(S) - e^eps Q'(S) = q [P(S) - e^{eps'} Q(S)],  e^{eps'} = (e^eps - 1 + q)/q,
+ * so delta'(eps) = q delta(eps') when e^eps > 1 - q and 1 - e^eps otherwise
+ * (Balle, Barthe & Gaboardi 2018, Thm 8 / Zhu, Dong & Wang 2022, Prop. 30);
+ * L' = log(1 - q + q e^L) is increasing in L, so Q'(L' > eps) = Q(L > eps').
+ *
+ * Add world (P'', Q'') = (Q, q P + (1-q) Q), alpha = e^eps:
+ *   Q(S) - alpha q P(S) - alpha (1-q) Q(S) = c Q(S) - alpha q P(S),
+ *   c = 1 - alpha (1-q),
+ * so H_alpha(Q || Q'') = c H_{1/beta}(Q || P) with beta = c / (alpha q)
+ * (0 when c <= 0).  (The form alpha q H_beta(Q || P) is not this: it
+ * weights Q by alpha q and P by c.)  For a symmetric inner pair
+ * H_{1/beta}(Q || P) = H_{1/beta}(P || Q), so
+ *   delta''(eps) = e^eps (e^{-eps} - 1 + q) delta(-eps_b),
+ *   eps_b = log((e^{-eps} - 1 + q)/q),
+ * a product: no cancellation.  (Equivalently, by the complement identity
+ * H_g(Q || P) = 1 - g + g H_{1/g}(P || Q), delta'' = 1 - alpha + alpha q
+ * H_beta(P || Q), which cancels for alpha > 1 and is not used.)  For
+ * eps < 0 we use delta''(eps) = 1 - e^eps + e^eps delta'(-eps), since
+ * (Q'', P'') is the remove-world pair.  L'' = -log(1 - q + q e^L) > eps iff
+ * L < eps_b, so by (4) and (1)
+ *   Q''(L'' > eps) = q Q(L > -eps_b) + (1-q) [delta(-eps_b) + e^{-eps_b} Q(L > -eps_b)]. */
+
+/* log((e^{+-eps} - 1 + q)/q) given expm1 = e^{+-eps} - 1; *err gets a bound
+ * on its absolute rounding error; NaN when the excess is not positive. */
+static double shifted(double em1, double q, double *err)
+{
+    double excess = em1 + q;
+    if (!(excess > 0.0)) { *err = 0.0; return NAN; }
+    double y = em1 / q;
+    double v = fabs(y) < 0.5 ? log1p(y) : log(excess) - log(q);
+    *err = 4.0 * DBL_EPSILON * ((q + fabs(em1)) / excess + fabs(v));
+    return v;
+}
+
+static pld_profile inner_of(const pld_profile *p)
+{
+    pld_profile c = *p;
+    c.pair = p->inner;
+    return c;
+}
+
+static double sampled_remove_log_delta(const pld_profile *p, double eps)
+{
+    pld_profile in = inner_of(p);
+    double err, e_in = shifted(expm1(eps), p->q, &err);
+    if (isnan(e_in)) return log1mexp(eps);
+    return log(p->q) + pld_profile_log_delta(e_in, &in);
+}
+
+static double sampled_add_log_delta(const pld_profile *p, double eps)
+{
+    if (eps == -INFINITY) return 0.0;
+    if (eps < 0.0) {
+        pld_profile r = *p;
+        r.pair = PLD_SAMPLED_REMOVE;
+        return reflect(eps, sampled_remove_log_delta(&r, -eps));
+    }
+    pld_profile in = inner_of(p);
+    double em1 = expm1(-eps), err, e_b = shifted(em1, p->q, &err);
+    if (isnan(e_b)) return -INFINITY;
+    return eps + log(em1 + p->q) + pld_profile_log_delta(-e_b, &in);
+}
+
+static double sampled_remove_log_q(const pld_profile *p, double eps)
+{
+    pld_profile in = inner_of(p);
+    double em1 = expm1(eps), excess = em1 + p->q, err;
+    if (excess < 0.0) return 0.0;
+    if (excess == 0.0) return pld_profile_log_q_survival(-INFINITY, &in);
+    return pld_profile_log_q_survival(shifted(em1, p->q, &err), &in);
+}
+
+static double sampled_add_log_q(const pld_profile *p, double eps)
+{
+    pld_profile in = inner_of(p);
+    double q = p->q, e_b, err;
+    if (eps == -INFINITY) e_b = INFINITY;
+    else if (isnan(e_b = shifted(expm1(-eps), q, &err))) return -INFINITY;
+    double lq = pld_profile_log_q_survival(-e_b, &in);
+    double p_above = dpa_log_add_exp(pld_profile_log_delta(-e_b, &in), e_b == INFINITY ? -INFINITY : -e_b + lq);
+    return fmin(0.0, dpa_log_add_exp(log(q) + lq, log1p(-q) + p_above));
+}
+
+/* -- sampling without replacement (replace-one) --
+ *
+ * m records out of n, uniformly without replacement, q = m/n, under
+ * replace-one neighbours; (P, Q) dominates the inner mechanism under
+ * replace-one.  Balle, Barthe & Gaboardi 2018 (Thm 10, advanced joint
+ * convexity) bound the profile of the sampled mechanism for alpha = e^eps
+ * >= 1 by
+ *   delta_R(alpha) = H_alpha(q P + (1-q) Q || Q)   (the "remove" pair),
+ * for either order of the two datasets, since replace-one is symmetric.
+ * For alpha < 1 the identity H_alpha(A || B) = 1 - alpha + alpha
+ * H_{1/alpha}(B || A) turns the bound for the reversed order into
+ *   1 - alpha + alpha delta_R(1/alpha) = H_alpha(Q || q P + (1-q) Q) = delta_A(alpha),
+ * the "add" pair's profile.  So F(alpha) = max(delta_R, delta_A) lies above
+ * the sampled mechanism's profile at every alpha >= 0.  F is convex,
+ * decreasing and F(0) = 1 (both are), hence the profile of a pair (the
+ * stop-loss transform of its likelihood ratio, ../shared/notes/
+ * pld-bounds.md fact 3), which dominates every step (fact 2) and so any
+ * composition.  In tradeoff functions this is Dong, Roth & Su 2022,
+ * Thm 9: C_q(f) = min(f_q, f_q^{-1})** has conjugate max(f_q*, (f_q^{-1})*),
+ * i.e. profile max(delta_R, delta_A); Zhu, Dong & Wang 2022 use the same
+ * pair.  F is symmetric (F(alpha) = 1 - alpha + alpha F(1/alpha)), so both
+ * worlds are this one pair.
+ *
+ * Where delta_R > delta_A, F is delta_R near alpha and -F' its Q-survival;
+ * the same for delta_A; at a tie (always at alpha = 1, where both are the
+ * total variation q TV(P, Q)) F has a kink, an atom of its pair, and the
+ * strict survival -F'_+ is the smaller of the two.  Any value between the
+ * one-sided survivals serves the lower discretisation's chord bounds, so a
+ * branch chosen wrongly within rounding of a crossing costs nothing beyond
+ * the rounding.  The bracket the accountant returns is around the eps of
+ * this dominating pair: delta_R alone is attained (records 0 and 1 for an
+ * additive-noise inner mechanism), so the truth for the worst pair of
+ * datasets lies between the remove pair's composition and this one's. */
+
+static void wor_parts(const pld_profile *p, pld_profile part[2])
+{
+    part[0] = part[1] = *p;
+    int gaussian = p->inner == PLD_GAUSSIAN;   /* the specialised forms */
+    part[0].pair = gaussian ? PLD_POISSON_REMOVE : PLD_SAMPLED_REMOVE;
+    part[1].pair = gaussian ? PLD_POISSON_ADD : PLD_SAMPLED_ADD;
+}
+
+static double wor_log_delta(const pld_profile *p, double eps)
+{
+    pld_profile part[2];
+    wor_parts(p, part);
+    return fmax(pld_profile_log_delta(eps, &part[0]), pld_profile_log_delta(eps, &part[1]));
+}
+
+static double wor_log_q(const pld_profile *p, double eps)
+{
+    pld_profile part[2];
+    wor_parts(p, part);
+    double lr = pld_profile_log_delta(eps, &part[0]), la = pld_profile_log_delta(eps, &part[1]);
+    double qr = pld_profile_log_q_survival(eps, &part[0]), qa = pld_profile_log_q_survival(eps, &part[1]);
+    return lr > la ? qr : la > lr ? qa : fmin(qr, qa);
+}
+
+/* The dispatcher's entries for the composite pairs (NaN at eps = NaN, as
+ * for the leaves). */
+static double composite_log_delta(const pld_profile *p, double eps)
+{
+    if (isnan(eps)) return NAN;
+    switch (p->pair) {
+    case PLD_SAMPLED_REMOVE: return sampled_remove_log_delta(p, eps);
+    case PLD_SAMPLED_ADD: return sampled_add_log_delta(p, eps);
+    case PLD_WITHOUT_REPLACEMENT: return wor_log_delta(p, eps);
+    default: return NAN;
+    }
+}
+
+static double composite_log_q(const pld_profile *p, double eps)
+{
+    if (isnan(eps)) return NAN;
+    switch (p->pair) {
+    case PLD_SAMPLED_REMOVE: return sampled_remove_log_q(p, eps);
+    case PLD_SAMPLED_ADD: return sampled_add_log_q(p, eps);
+    case PLD_WITHOUT_REPLACEMENT: return wor_log_q(p, eps);
+    default: return NAN;
+    }
+}
+
+/* |d log delta / d eps| = e^eps Q(L > eps) / delta(eps), by (2): how much an
+ * absolute error in eps (or in a loss it is compared with) moves log delta. */
+static double sensitivity(const pld_profile *p, double eps)
+{
+    double ld = pld_profile_log_delta(eps, (void *)p);
+    if (!isfinite(ld)) return 0.0;
+    double v = exp(eps + pld_profile_log_q_survival(eps, (void *)p) - ld);
+    return isfinite(v) ? v : DBL_MAX;
+}
+
+/* pld_profile_delta_relerr of a composite pair: the inner pair's bound at
+ * the shifted eps plus the shift's rounding, moved by the inner profile's
+ * sensitivity. */
+static double composite_delta_relerr(const pld_profile *p, double eps)
+{
+    if (p->pair == PLD_WITHOUT_REPLACEMENT) {
+        /* |max(a', b') - max(a, b)| <= max(|a' - a|, |b' - b|) */
+        pld_profile part[2];
+        wor_parts(p, part);
+        return fmax(pld_profile_delta_relerr(&part[0], eps), pld_profile_delta_relerr(&part[1], eps));
+    }
+    double ld = pld_profile_log_delta(eps, (void *)p);
+    if (!isfinite(ld)) return 1e-13;           /* delta = 0 (or 1) exactly */
+    double base = 1e-13 + 32.0 * DBL_EPSILON * (1.0 + fabs(ld));
+    switch (p->pair) {
+    case PLD_SAMPLED_REMOVE: {
+        pld_profile in = inner_of(p);
+        double err, e_in = shifted(expm1(eps), p->q, &err);
+        if (isnan(e_in)) return base;
+        /* beyond the double range of e^eps only the inner mass at +inf is left */
+        if (!isfinite(e_in)) return base + pld_profile_delta_relerr(&in, e_in);
+        return base + pld_profile_delta_relerr(&in, e_in) + sensitivity(&in, e_in) * err;
+    }
+    case PLD_SAMPLED_ADD: {
+        if (eps < 0.0) {
+            pld_profile r = *p;
+            r.pair = PLD_SAMPLED_REMOVE;
+            /* the reflected term's share of delta(eps) carries its error */
+            double share = exp(eps + sampled_remove_log_delta(&r, -eps) - ld);
+            return base + (share < 1.0 ? share : 1.0) * composite_delta_relerr(&r, -eps);
+        }
+        pld_profile in = inner_of(p);
+        double err, e_b = shifted(expm1(-eps), p->q, &err);
+        if (isnan(e_b)) return 1e-13;
+        return base + pld_profile_delta_relerr(&in, -e_b) + (1.0 + sensitivity(&in, -e_b)) * err;
+    }
+    default: return NAN;
+    }
+}
+
 double pld_profile_log_delta(double epsilon, void *profile)
 {
     const pld_profile *p = profile;
@@ -94,6 +340,9 @@ double pld_profile_log_delta(double epsilon, void *profile)
                                         : dpa_log_add_exp(log1p(-exp(epsilon)), epsilon + remove_log_delta(&r, -epsilon, &ignored));
         }
         return add_log_delta(p, epsilon, &ignored);
+    case PLD_SAMPLED_REMOVE:
+    case PLD_SAMPLED_ADD:
+    case PLD_WITHOUT_REPLACEMENT: return composite_log_delta(p, epsilon);
     default: return pld_mech_log_delta(p, epsilon);
     }
 }
@@ -119,6 +368,9 @@ double pld_profile_log_q_survival(double epsilon, void *profile)
         double x = s * s * (log(excess) - log(q)) + 0.5;
         return fmin(0.0, dpa_log_add_exp(log1p(-q) + dpa_log_ndtr(x / s), log(q) + dpa_log_ndtr((x - 1.0) / s)));
     }
+    case PLD_SAMPLED_REMOVE:
+    case PLD_SAMPLED_ADD:
+    case PLD_WITHOUT_REPLACEMENT: return composite_log_q(p, epsilon);
     default: return pld_mech_log_q_survival(p, epsilon);
     }
 }
@@ -152,6 +404,30 @@ void pld_profile_loss_range_z(const pld_profile *p, double z, double *lo, double
         *lo = -log_mixture_ratio(q, (2.0 * z * s - 1.0) / (2.0 * s * s));
         *hi = -log1p(-q);                                  /* the largest loss */
         return;
+    case PLD_SAMPLED_REMOVE:
+    case PLD_SAMPLED_ADD: {
+        pld_profile in = inner_of(p);
+        double l0, l1;
+        pld_profile_loss_range_z(&in, z, &l0, &l1);
+        double a = log_mixture_ratio(p->q, l0), b = log_mixture_ratio(p->q, l1);
+        /* Q's atom where P = 0 (an (eps, delta) pair) sits at loss log(1-q) */
+        if (p->inner == PLD_EPSILON_DELTA && p->delta > 0.0) a = log1p(-p->q);
+        if (p->pair == PLD_SAMPLED_REMOVE) { *lo = a; *hi = b; }
+        else { *lo = -b; *hi = -a; }
+        return;
+    }
+    case PLD_WITHOUT_REPLACEMENT: {
+        /* the pair's losses above 0 are the remove pair's, below 0 the
+         * add pair's; the union of both ranges holds them */
+        pld_profile part[2];
+        double l0, l1;
+        wor_parts(p, part);
+        pld_profile_loss_range_z(&part[0], z, lo, hi);
+        pld_profile_loss_range_z(&part[1], z, &l0, &l1);
+        *lo = fmin(*lo, l0);
+        *hi = fmax(*hi, l1);
+        return;
+    }
     default: pld_mech_loss_range(p, z, lo, hi); return;
     }
 }
@@ -178,6 +454,8 @@ double pld_profile_delta_relerr(const pld_profile *p, double epsilon)
         double share = exp(epsilon + dpa_gdp_log_delta(1.0 / p->sigma, -epsilon) - gaussian_log_delta(p, epsilon));
         return fmin(r, 1e-13 + 4.0 * DBL_EPSILON + (share > 0.0 ? fmin(share, 1.0) * r : 0.0));
     }
+    if (p->pair == PLD_SAMPLED_REMOVE || p->pair == PLD_SAMPLED_ADD || p->pair == PLD_WITHOUT_REPLACEMENT)
+        return composite_delta_relerr(p, epsilon);
     if (p->pair != PLD_POISSON_REMOVE && p->pair != PLD_POISSON_ADD)
         return pld_mech_delta_relerr(p, epsilon);
     double log_ratio;
@@ -210,6 +488,33 @@ int pld_profile_equal(const pld_profile *a, const pld_profile *b)
     return a->pair == b->pair && a->sigma == b->sigma && a->q == b->q && a->inner == b->inner &&
            a->eps == b->eps && a->delta == b->delta && a->k == b->k && a->log_norm == b->log_norm &&
            a->randomizer == b->randomizer;
+}
+
+double pld_profile_atom_spacing(const pld_profile *p)
+{
+    switch (p->pair) {
+    case PLD_GAUSSIAN:
+    case PLD_POISSON_REMOVE:
+    case PLD_POISSON_ADD:
+    case PLD_REPLACE_GAUSSIAN: return 0.0;
+    case PLD_LAPLACE: return 1.0 / p->sigma;                  /* +-1/b */
+    case PLD_RANDOMIZED_RESPONSE:
+    case PLD_TRUNCATED_LAPLACE:                               /* +-eps and a continuous part */
+    case PLD_EPSILON_DELTA: return p->eps;                    /* +-eps (and 0) */
+    case PLD_DISCRETE_LAPLACE: return 1.0 / p->sigma;         /* (2x - k)/t */
+    case PLD_DISCRETE_GAUSSIAN: return (double)p->k / (2.0 * p->sigma * p->sigma); /* k(2x - k)/(2 s^2) */
+    case PLD_SHUFFLE_CLONES: return p->k == 1 ? p->eps : NAN; /* one user: randomized response's +-eps0;
+                                                                 * else log ratios of binomial mixtures */
+    case PLD_SAMPLED_REMOVE:
+    case PLD_SAMPLED_ADD:
+    case PLD_WITHOUT_REPLACEMENT: {
+        /* log(1 - q + q e^{a j}) is on no lattice; without atoms inside
+         * there are none outside (the kink of the max is at loss 0) */
+        pld_profile in = inner_of(p);
+        return pld_profile_atom_spacing(&in) == 0.0 ? 0.0 : NAN;
+    }
+    default: return NAN;
+    }
 }
 
 pld_profile pld_profile_discrete_gaussian(double sigma, uint64_t sensitivity)

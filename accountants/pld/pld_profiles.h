@@ -2,59 +2,20 @@
  * pld_profiles.h - exact single-step privacy profiles for the PLD grids
  * (issue 4): log delta(eps) at any real eps, log Q(L > eps), and the loss
  * range outside which the profile is negligible, for every leaf event with
- * a known dominating pair (see pld_profiles.c and pld_mechanisms.c).
+ * a known dominating pair.  The upper layer: pld_profiles.c maps events to
+ * pairs, dispatches on the pair, and holds the Gaussian pairs and the
+ * composite ones (Poisson sampling of a leaf, sampling without
+ * replacement), which recurse through the dispatcher; the leaf pairs are
+ * below it in pld_mechanisms.c, which never calls up.  The pld_pair and
+ * pld_profile types are in pld_pair.h.
  */
 #ifndef DPACCT_PLD_PROFILES_H
 #define DPACCT_PLD_PROFILES_H
 
 #include "dpacct.h"
+#include "pld_pair.h"
 
 #include <stdint.h>
-
-/* The pair (P, Q) a profile describes.  The first three keep their meaning
- * and their field use (pair, sigma, q) from the first version. */
-typedef enum {
-    PLD_GAUSSIAN,         /* N(1, s^2) against N(0, s^2); s = sigma */
-    PLD_POISSON_REMOVE,   /* (1-q) N(0,s^2) + q N(1,s^2) against N(0, s^2) */
-    PLD_POISSON_ADD,      /* N(0, s^2) against (1-q) N(0,s^2) + q N(1,s^2) */
-    PLD_LAPLACE,          /* Lap(1, b) against Lap(0, b); b = sigma */
-    PLD_RANDOMIZED_RESPONSE, /* k-ary RR, outputs for two different inputs; eps, k */
-    PLD_DISCRETE_LAPLACE, /* P(x) ~ e^{-|x - k|/t} against e^{-|x|/t} on Z; t = sigma, k = sensitivity */
-    PLD_DISCRETE_GAUSSIAN, /* N_Z(k, s^2) against N_Z(0, s^2); s = sigma, log_norm = log sum_x e^{-x^2/(2 s^2)} */
-    PLD_EPSILON_DELTA,    /* the four-point pair of an (eps, delta) black box; eps, delta */
-    PLD_REPLACE_GAUSSIAN, /* replace-one Poisson-subsampled Gaussian (Lebeda et al. 2024):
-                           * (1-q) N(0,s^2) + q N(1,s^2) against (1-q) N(0,s^2) + q N(-1,s^2);
-                           * s = sigma (twice the event's noise multiplier, see of_event) */
-    PLD_SAMPLED_REMOVE,   /* (q P + (1-q) Q, Q), (P, Q) the pair `inner` with this struct's parameters */
-    PLD_SAMPLED_ADD,      /* (Q, q P + (1-q) Q) */
-    PLD_SHUFFLE_CLONES,   /* the clones pair of n shuffled eps0-local randomizers (shuffle_clones.c);
-                           * eps = eps0, k = n, randomizer = the dpa_local_class */
-    PLD_WITHOUT_REPLACEMENT, /* sampling of m records out of n without replacement,
-                           * replace-one, q = m/n: the pair whose profile is
-                           * max(delta of (q P + (1-q) Q, Q), delta of (Q, q P + (1-q) Q)),
-                           * (P, Q) the pair `inner` (PLD_GAUSSIAN or a
-                           * symmetric leaf) with this struct's parameters */
-    PLD_TRUNCATED_LAPLACE /* truncated Laplace shifted by the sensitivity 1 against centred:
-                           * density e^{-eps|x - 1|} on [1 - A, 1 + A] against e^{-eps|x|}
-                           * on [-A, A]; eps = eps, A = sigma (pld_mechanisms.c) */
-} pld_pair;
-
-typedef struct pld_profile {
-    pld_pair pair;
-    double sigma, q;
-    /* added for the other mechanisms; initialise with designated
-     * initialisers ({ .pair = ..., .sigma = ..., .q = ... }): positional
-     * three-field ones zero the rest too but trip
-     * -Wmissing-field-initializers under -Wextra -Werror */
-    pld_pair inner;       /* PLD_SAMPLED_*, PLD_WITHOUT_REPLACEMENT: the inner pair's kind (one of the
-                           * symmetric leaves PLD_GAUSSIAN, PLD_LAPLACE, ...,
-                           * PLD_EPSILON_DELTA); its parameters are the fields here */
-    double eps, delta;    /* randomized response, (eps, delta) */
-    uint64_t k;           /* randomized response: k; discrete mechanisms: sensitivity */
-    double log_norm;      /* discrete Gaussian: set by pld_profile_of_event or
-                           * pld_profile_discrete_gaussian */
-    int randomizer;       /* shuffle clones: the dpa_local_class */
-} pld_profile;
 
 /* The dominating pairs of one leaf event (anything but a composed or
  * self-composed node) under `relation`: pairs[0] for the "remove" world
