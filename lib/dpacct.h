@@ -30,6 +30,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Everything declared from here on is the exported API: the library is
+ * compiled with -fvisibility=hidden, so the names declared here are the only
+ * ones libdpacct.so exports (tests/cli/test-abi.sh checks that).  Pushed
+ * after the system headers, whose declarations keep their own visibility. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -505,5 +513,9 @@ int dpa_calibrate_steps(const char *method, const dpa_options *opt, dpa_event_fa
 
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
 #endif
 #endif /* DPACCT_H */

@@ -12,6 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* As in dpacct.h: the library is compiled with -fvisibility=hidden, and the
+ * names declared from here on are the only ones libdptrain.so exports
+ * (tests/cli/test-abi.sh).  After the #includes, which keep their own. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -810,4 +817,7 @@ int dpt_sparse_sgd_oracle_mean(const dpt_dataset *train, const dpt_sparse_sgd_op
 }
 #endif
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #endif
