@@ -26,7 +26,8 @@ int main(void)
     opt.rng = rng;                 /* every privacy draw (noise, the secret shuffle) */
     if (dpt_glm_train(&train, &opt, &res, &err))
         goto out;
-    printf("DP-GLMtron on %zu examples: eps <= %.4g at delta = %g (noise multiplier %.4g)\n", train.n,
+    /* eps in full: rounding to nearest could print less than the certified bound */
+    printf("DP-GLMtron on %zu examples: eps <= %.17g at delta = %.17g (noise multiplier %.4g)\n", train.n,
            res.epsilon, opt.delta, res.noise_multiplier);
     printf("test loss %.4g\n", dpt_relu_loss(&test, res.w));
     status = 0;
