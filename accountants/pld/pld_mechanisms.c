@@ -44,8 +44,9 @@ static double log_mix(double q, double l)
 /* log(e^x - 1) for x > 0, also where e^x overflows. */
 static double log_expm1(double x) { return x > 40.0 ? x + log1p(-exp(-x)) : log(expm1(x)); }
 
-/* (3) for a symmetric pair, given log delta(-eps) for eps < 0. */
-static double reflect(double eps, double log_delta_neg)
+/* (3) for a symmetric pair, given log delta(-eps) for eps < 0 (also used
+ * by the composite pairs of pld_profiles.c). */
+double pld_reflect_log_delta(double eps, double log_delta_neg)
 {
     if (eps == -INFINITY) return 0.0;
     return dpa_log_add_exp(log1mexp(eps), eps + log_delta_neg);
@@ -232,7 +233,7 @@ static double dlap_log_delta_pos(double t, double k, double eps)
 
 static double dlap_log_delta(double t, double k, double eps)
 {
-    if (eps < 0.0) return reflect(eps, dlap_log_delta_pos(t, k, -eps));
+    if (eps < 0.0) return pld_reflect_log_delta(eps, dlap_log_delta_pos(t, k, -eps));
     return dlap_log_delta_pos(t, k, eps);
 }
 
@@ -315,7 +316,7 @@ static double dg_first(double s, double k, double eps)
 static double dg_log_delta(const pld_profile *p, double eps)
 {
     double s = p->sigma, k = (double)p->k;
-    if (eps < 0.0) return reflect(eps, dg_log_delta(p, -eps));
+    if (eps < 0.0) return pld_reflect_log_delta(eps, dg_log_delta(p, -eps));
     if (s * s * eps / k + 0.5 * k - k > DG_FAR * s) return -INFINITY;   /* also eps = inf */
     return dg_log_tail(s, k, k, dg_first(s, k, eps), 1, eps) - p->log_norm;
 }
@@ -390,7 +391,7 @@ static double replace_log_delta(const pld_profile *p, double eps)
 {
     double lr, x;
     if (eps == INFINITY) return -INFINITY;
-    if (eps < 0.0) return reflect(eps, replace_log_delta_pos(p->sigma, p->q, -eps, &lr, &x));
+    if (eps < 0.0) return pld_reflect_log_delta(eps, replace_log_delta_pos(p->sigma, p->q, -eps, &lr, &x));
     return replace_log_delta_pos(p->sigma, p->q, eps, &lr, &x);
 }
 

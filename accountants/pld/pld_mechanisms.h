@@ -24,4 +24,8 @@ double pld_mech_clones_log_delta(const pld_profile *p, double epsilon, double *r
 /* log sum_{x in Z} e^{-x^2 / (2 sigma^2)}. */
 double pld_discrete_gaussian_log_norm(double sigma);
 
+/* log delta(eps) for eps < 0 of a symmetric pair, from log delta(-eps):
+ * log(1 - e^eps + e^eps delta(-eps)) (pld_mechanisms.c, identity (3)). */
+double pld_reflect_log_delta(double eps, double log_delta_neg);
+
 #endif

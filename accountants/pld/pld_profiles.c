@@ -97,14 +97,6 @@ static double gaussian_log_delta(const pld_profile *p, double eps)
 /* log(1 - e^x) for x <= 0 (log(0) = -inf at x = 0); as in pld_mechanisms.c. */
 static double log1mexp(double x) { return x >= 0.0 ? -INFINITY : dpa_log1mexp(x); }
 
-/* (3) for a symmetric pair, given log delta(-eps) for eps < 0; as in
- * pld_mechanisms.c. */
-static double reflect(double eps, double log_delta_neg)
-{
-    if (eps == -INFINITY) return 0.0;
-    return dpa_log_add_exp(log1mexp(eps), eps + log_delta_neg);
-}
-
 /* -- Poisson sampling of a symmetric leaf (add/remove) -- */
 
 /* Remove world (P', Q') = (q P + (1-q) Q, Q): for any S,
@@ -163,7 +155,7 @@ static double sampled_add_log_delta(const pld_profile *p, double eps)
     if (eps < 0.0) {
         pld_profile r = *p;
         r.pair = PLD_SAMPLED_REMOVE;
-        return reflect(eps, sampled_remove_log_delta(&r, -eps));
+        return pld_reflect_log_delta(eps, sampled_remove_log_delta(&r, -eps));
     }
     pld_profile in = inner_of(p);
     double em1 = expm1(-eps), err, e_b = shifted(em1, p->q, &err);
