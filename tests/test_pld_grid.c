@@ -15,6 +15,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* log P(L > x) with L ~ N(mu^2/2, mu^2) under P. */
@@ -209,11 +210,124 @@ START_TEST(subsampled_gaussian_reference_values)
 }
 END_TEST
 
+/* pld_grid_weight_l2 bounds the weights' l2 norm over every lattice offset
+ * (a direct sum in long double), and is not loose by more than the
+ * largest term twice over: (1/h) int f - max f <= sum <= (1/h) int f + max f. */
+START_TEST(weight_l2_bounds_the_lattice_sum)
+{
+    const double thetas[] = { 0.05, 0.4, 3.0, 12.0, 95.0 }, hs[] = { 1e-1, 1e-3, 1e-5 };
+    for (size_t a = 0; a < sizeof thetas / sizeof thetas[0]; a++)
+        for (size_t b = 0; b < sizeof hs / sizeof hs[0]; b++) {
+            double theta = thetas[a], h = hs[b];
+            if (60.0 / theta / h > 2e7) continue;       /* too many terms to sum here */
+            double w2 = pld_grid_weight_l2(theta, h);
+            for (double frac = 1e-3; frac <= 1.0; frac *= 10.0) {
+                long double sum = 0.0L;
+                for (long j = 0;; j++) {
+                    long double x = (long double)h * ((long double)j + frac);
+                    if (theta * x > 60.0L) break;     /* the rest is below e^-120 of the first terms */
+                    long double w = expl(-(long double)theta * x) * -expm1l(-x);
+                    sum += w * w;
+                }
+                ck_assert_msg((long double)w2 * w2 >= sum, "theta %g h %g frac %g: bound %.17g below the sum %.17Lg",
+                              theta, h, frac, w2 * w2, sum);
+                double top = 1.0 / ((1.0 + theta) * (1.0 + theta));
+                ck_assert_msg((long double)w2 * w2 <= sum * (1.0L + 1e-9L) + 2.0L * top,
+                              "theta %g h %g frac %g: bound %.17g loose against %.17Lg", theta, h, frac, w2 * w2, sum);
+            }
+        }
+    ck_assert(isinf(pld_grid_weight_l2(0.0, 1e-3)));
+}
+END_TEST
+
+/* The t-fold convolution of a's masses in long double, by squaring:
+ * *out (t (n - 1) + 1 entries, malloc'd). */
+static long double *exact_power(const double *mass, size_t n, unsigned t, size_t *out_n)
+{
+    size_t bn = n, rn = 1;
+    long double *base = malloc(n * sizeof *base), *res = malloc(sizeof *res);
+    for (size_t i = 0; i < n; i++) base[i] = mass[i];
+    res[0] = 1.0L;
+    while (t) {
+        if (t & 1) {
+            long double *c = calloc(rn + bn - 1, sizeof *c);
+            for (size_t i = 0; i < rn; i++)
+                for (size_t j = 0; j < bn; j++) c[i + j] += res[i] * base[j];
+            free(res);
+            res = c;
+            rn += bn - 1;
+        }
+        t >>= 1;
+        if (t) {
+            long double *c = calloc(2 * bn - 1, sizeof *c);
+            for (size_t i = 0; i < bn; i++)
+                for (size_t j = 0; j < bn; j++) c[i + j] += base[i] * base[j];
+            free(base);
+            base = c;
+            bn = 2 * bn - 1;
+        }
+    }
+    free(base);
+    *out_n = rn;
+    return res;
+}
+
+/* The composed grid's error against the exact composition of the same
+ * input masses (long double), on the whole lattice -- entries trimmed off
+ * count -- is within both pads: l1 <= pad, l2 <= pad2 (in the output's
+ * frame).  By one transform (the power) and by squaring, on a tilted
+ * Poisson-subsampled Gaussian. */
+START_TEST(pads_bound_the_transform_error)
+{
+    const double h = 5e-3, theta = 3.0;
+    pld_profile p = { .pair = PLD_POISSON_REMOVE, .sigma = 1.0, .q = 0.05 };
+    double lo, hi;
+    pld_profile_loss_range(&p, &lo, &hi);
+    pld_grid g;
+    ck_assert_int_eq(pld_grid_connect_dots(&g, pld_profile_log_delta, &p, h, (int64_t)floor(lo / h),
+                                           (int64_t)ceil(hi / h)), DPA_OK);
+    ck_assert_int_eq(pld_grid_tilt(&g, theta, PLD_UPPER), DPA_OK);
+    const unsigned counts[] = { 2, 16 };
+    for (size_t c = 0; c < 2; c++) {
+        unsigned t = counts[c];
+        pld_grid out;
+        int st = t == 2 ? pld_grid_compose(&g, &g, PLD_UPPER, 1e-12, (size_t)1 << 22, NULL, &out)
+                        : pld_grid_self_compose(&g, t, PLD_UPPER, 1e-12, (size_t)1 << 22, NULL, &out);
+        ck_assert_int_eq(st, DPA_OK);
+        size_t rn;
+        long double *ref = exact_power(g.mass, g.n, t, &rn);
+        /* out's masses times e^{out.log_scale - t g.log_scale} are in ref's units */
+        long double scale = expl((long double)out.log_scale - (long double)t * g.log_scale);
+        int64_t base = (int64_t)t * g.first;
+        long double l1 = 0.0L, l2 = 0.0L;
+        for (size_t k = 0; k < rn; k++) {
+            int64_t idx = base + (int64_t)k - out.first;
+            long double have = idx >= 0 && (size_t)idx < out.n ? (long double)out.mass[idx] * scale : 0.0L;
+            long double e = have - ref[k];
+            l1 += fabsl(e);
+            l2 += e * e;
+        }
+        ck_assert_msg(out.first >= base && out.first + (int64_t)out.n <= base + (int64_t)rn, "t %u: window", t);
+        l2 = sqrtl(l2);
+        ck_assert_msg(l1 <= (long double)out.pad * scale, "t %u: l1 error %.3Lg above pad %.3Lg", t, l1,
+                      (long double)out.pad * scale);
+        ck_assert_msg(l2 <= (long double)out.pad2 * scale, "t %u: l2 error %.3Lg above pad2 %.3Lg", t, l2,
+                      (long double)out.pad2 * scale);
+        /* the l2 pad is the sharper one here: what makes it worth carrying */
+        ck_assert_msg(out.pad2 * pld_grid_weight_l2(theta, h) < out.pad, "t %u: pad2 %.3g ||w|| %.3g, pad %.3g", t,
+                      out.pad2, pld_grid_weight_l2(theta, h), out.pad);
+        free(ref);
+        pld_grid_free(&out);
+    }
+    pld_grid_free(&g);
+}
+END_TEST
+
 static void assert_identical(const pld_grid *a, const pld_grid *b, const char *what)
 {
     ck_assert_msg(a->h == b->h && a->first == b->first && a->n == b->n && a->theta == b->theta &&
                       a->log_scale == b->log_scale && a->inf_mass == b->inf_mass && a->finite == b->finite &&
-                      a->pad == b->pad,
+                      a->pad == b->pad && a->pad2 == b->pad2,
                   "%s: grids differ", what);
     ck_assert_msg(memcmp(a->mass, b->mass, a->n * sizeof *a->mass) == 0, "%s: masses differ", what);
 }
@@ -268,6 +382,8 @@ int main(void)
     tcase_add_test(tc, lower_dots_do_not_drift);
     tcase_add_test(tc, subsampled_gaussian_reference_values);
     tcase_add_test(tc, fft_cache_is_bit_identical);
+    tcase_add_test(tc, weight_l2_bounds_the_lattice_sum);
+    tcase_add_test(tc, pads_bound_the_transform_error);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

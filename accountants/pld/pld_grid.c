@@ -483,6 +483,7 @@ static void normalise(pld_grid *g)
     frexp(top, &e);
     for (size_t i = 0; i < g->n; i++) g->mass[i] = ldexp(g->mass[i], -e);
     g->pad = ldexp(g->pad, -e);
+    g->pad2 = ldexp(g->pad2, -e);
     g->log_scale += e * M_LN2;
 }
 
@@ -497,9 +498,15 @@ static void normalise(pld_grid *g)
 static void trim(pld_grid *g, pld_side side, double budget)
 {
     size_t lo = 0, hi = g->n;
-    double left = 0.0, right = 0.0;
-    while (lo + 1 < hi && left + g->mass[lo] <= budget) left += g->mass[lo++];
-    while (hi - 1 > lo && right + g->mass[hi - 1] <= budget) right += g->mass[--hi];
+    double left = 0.0, right = 0.0, squares = 0.0;
+    while (lo + 1 < hi && left + g->mass[lo] <= budget) {
+        squares += g->mass[lo] * g->mass[lo];
+        left += g->mass[lo++];
+    }
+    while (hi - 1 > lo && right + g->mass[hi - 1] <= budget) {
+        squares += g->mass[hi - 1] * g->mass[hi - 1];
+        right += g->mass[--hi];
+    }
     /* A lower grid keeps `finite`: it only serves the mass at +inf of a
      * composition, ia fb + ib fa + ia ib, which stays below the true
      * da + db - da db whenever ia <= da, ib <= db and f + i <= 1 for each
@@ -508,7 +515,12 @@ static void trim(pld_grid *g, pld_side side, double budget)
      * keep.  Subtracting them lost most of the mass at +inf when a steep
      * tilt (a query at or beyond the largest finite loss) trims a heavy
      * atom at the top (truncated Laplace). */
-    if (side == PLD_UPPER) g->pad += (left + right) * (1.0 + 4.0 * U);
+    if (side == PLD_UPPER) {
+        g->pad += (left + right) * (1.0 + 4.0 * U);
+        /* the dropped entries are the error vector's entries there: their
+         * l2 norm, with the rounding of the sum of squares (n terms) */
+        g->pad2 += sqrt(squares * (1.0 + (double)(lo + g->n - hi + 2) * U)) * (1.0 + 2.0 * U);
+    }
     if (lo > 0) memmove(g->mass, g->mass + lo, (hi - lo) * sizeof *g->mass);
     g->first += (int64_t)lo;
     g->n = hi - lo;
@@ -572,6 +584,10 @@ int pld_grid_compose(const pld_grid *a, const pld_grid *b, pld_side side, double
             out->mass[i] = c > 0.0 ? c : 0.0;
         }
         out->pad = (sqrt((double)m) * e2 + a->pad * nb1 + b->pad * (na1 + a->pad)) * (1.0 + 1e-6);
+        /* The same in l2, by Young's inequality ||x * y||_2 <= ||x||_2 ||y||_1:
+         * c - A*B = (c - a*b) + ea*b + A*eb with A = a - ea exact,
+         * ||A||_1 <= |a|_1 + pad_a. */
+        out->pad2 = (e2 + a->pad2 * nb1 + b->pad2 * (na1 + a->pad)) * (1.0 + 1e-6);
         out->theta = a->theta;
         out->log_scale = a->log_scale + b->log_scale;
         /* +inf absorbs every path through +inf: A(inf)|B| + B(inf)|A| - A(inf)B(inf)
@@ -660,8 +676,10 @@ static void complex_power(double *re, double *im, uint64_t count)
  * the mass outside aliases into the window and is charged to the pad, with
  * the rounding (Higham Thm 24.2 for the transforms; binary powering has
  * relative error <= 3 (count + 64) u).  DPA_EACCURACY when the window needs
- * more than max_fft points or the pad would exceed 1e-6 of the total, so
- * that the caller can square instead. */
+ * more than max_fft points or the pad's effect (the smaller of the l1 pad
+ * and the l2 pad times ||w||_2, pad_effect) would exceed 1e-3 of the total
+ * -- the powers' error bound grows like (1 + eta)^t -- so that the caller
+ * can square instead. */
 static int power_compose(const pld_grid *a, uint64_t count, pld_side side, double tail_cut,
                          size_t max_fft, pld_fft_cache *cache, pld_grid *out)
 {
@@ -683,9 +701,21 @@ static int power_compose(const pld_grid *a, uint64_t count, pld_side side, doubl
     double eta = gamma * rootn * b2;
     double rho = a->pad / total;                      /* the input's own error, relative */
     double grow = exp((t - 1.0) * log1p(eta));
-    double pad = rootn * (t * grow * gamma * b2 + (3.0 * (t + 64.0) * U) * grow * (1.0 + eta) + gamma) +
-                 2.0 * (out_left + out_right) + t * rho * exp((t - 1.0) * log1p(rho)) + 4.0 * (double)n * U;
-    if ((double)N < width || N > max_fft || !(pad <= 1e-6)) { free(b); return DPA_EACCURACY; }
+    /* the transforms' and the powers' rounding, as an l2 bound on the N
+     * entries of the output (times sqrt(N) for l1) */
+    double round2 = t * grow * gamma * b2 + (3.0 * (t + 64.0) * U) * grow * (1.0 + eta) + gamma;
+    double pad = rootn * round2 + 2.0 * (out_left + out_right) + t * rho * exp((t - 1.0) * log1p(rho)) +
+                 4.0 * (double)n * U;
+    /* In l2: the aliased and truncated tails and the normalisation's
+     * rounding by their l1 norms (l2 <= l1); the input's error through the
+     * telescoping sum (b + e)^{*t} - b^{*t} = sum_k (b + e)^{*k} * e * b^{*(t-1-k)},
+     * each term's l2 norm <= ||e||_2 (1 + rho)^{t-1} by Young's inequality. */
+    double rho2 = a->pad2 / total;
+    double pad2 = round2 + 2.0 * (out_left + out_right) + t * rho2 * exp((t - 1.0) * log1p(rho)) +
+                  4.0 * (double)n * U;
+    /* the pad's effect on delta is bounded by the smaller of the two norms (pad_effect) */
+    double effective = fmin(pad, pad2 * pld_grid_weight_l2(a->theta, a->h));
+    if ((double)N < width || N > max_fft || !(effective <= 1e-3)) { free(b); return DPA_EACCURACY; }
     fftw_plan r2c, c2r;
     int st = fft_prepare(cache, N, 1, &r2c, &c2r);
     if (!st) st = pld_grid_alloc(out, a->h, 0, (size_t)width);
@@ -707,6 +737,7 @@ static int power_compose(const pld_grid *a, uint64_t count, pld_side side, doubl
         out->theta = a->theta;
         out->log_scale = t * (a->log_scale + log(total));
         out->pad = pad * (1.0 + 1e-6);
+        out->pad2 = pad2 * (1.0 + 1e-6);
         /* +inf: |A|^T - F^T with F the finite mass, = F^T expm1(T log1p(inf/F)) */
         double f = a->finite, ia = a->inf_mass;
         double fin = exp(t * log(f));
@@ -770,11 +801,32 @@ int pld_grid_self_compose(const pld_grid *a, uint64_t count, pld_side side, doub
 
 /* ---- profile queries ------------------------------------------------------ */
 
-/* The effect of the pad on delta at eps: e^{log_scale - theta eps} pad. */
+/* An upper bound on ||w||_2 over the lattice nodes l > eps, for the weight
+ * w(l) = e^{-theta x} (1 - e^{-x}), x = l - eps > 0, with which
+ * pld_grid_delta weighs a tilted mass at l.  f(x) = w^2 rises from 0 to
+ * its maximum at e^{-x*} = theta / (1 + theta) and then falls, so over
+ * the nodes x_0 + j h (any x_0 > 0)
+ *   sum_j f(x_0 + j h) <= (1/h) int_0^inf f + max f,
+ * with int_0^inf e^{-2 theta x} (1 - e^{-x})^2 dx
+ *   = 1/(2 theta) - 2/(2 theta + 1) + 1/(2 theta + 2)
+ *   = 1 / (2 theta (2 theta + 1)(theta + 1))
+ * and max f <= 1/(1 + theta)^2.  +inf for theta = 0 (then only the l1
+ * bound, with sup w <= 1, applies). */
+double pld_grid_weight_l2(double theta, double h)
+{
+    if (!(theta > 0.0) || !(h > 0.0)) return INFINITY;
+    double integral = 1.0 / (2.0 * theta * (2.0 * theta + 1.0) * (theta + 1.0));
+    double top = 1.0 / ((1.0 + theta) * (1.0 + theta));
+    return sqrt((integral / h + top) * (1.0 + 16.0 * U)) * (1.0 + 4.0 * U);
+}
+
+/* The effect of the pad on delta at eps: e^{log_scale - theta eps} times
+ * the smaller of pad (sup w <= 1) and pad2 ||w||_2 (Cauchy-Schwarz). */
 static double pad_effect(const pld_grid *g, double epsilon)
 {
-    if (!(g->pad > 0.0)) return 0.0;
-    return exp(g->log_scale - g->theta * epsilon + log(g->pad));
+    double bound = fmin(g->pad, g->pad2 * pld_grid_weight_l2(g->theta, g->h));
+    if (!(bound > 0.0)) return 0.0;
+    return exp(g->log_scale - g->theta * epsilon + log(bound));
 }
 
 static double widen(const pld_grid *g, double inf, double finite, double epsilon, pld_side side)

@@ -24,6 +24,12 @@
  * delta(eps) is at most e^{log_scale - theta eps} pad: relative to the
  * Chernoff bound e^{K(theta) - theta eps} rather than to the total mass,
  * which keeps small deltas resolved (../shared/notes/pld-bounds.md).
+ * `pad2` bounds the l2 norm of the same error vector.  delta(eps) weighs
+ * the tilted masses by w(l) = e^{-theta (l - eps)} (1 - e^{eps - l}) for
+ * l > eps, so by Cauchy-Schwarz the error moves it by at most
+ * e^{log_scale - theta eps} pad2 ||w||_2, and ||w||_2 over the lattice
+ * is O(1 / sqrt(theta^3 h)): much less than the l1 bound where the FFT's
+ * rounding is spread over many points (docs/pld-design.md, "The l2 pad").
  */
 #ifndef DPACCT_PLD_GRID_H
 #define DPACCT_PLD_GRID_H
@@ -46,6 +52,8 @@ typedef struct pld_grid {
                        * the grid's side (upper: from above; lower: below) */
     double pad;       /* bound on the l1 distance between `mass` and the exact
                        * composition, in the same tilted, scaled frame */
+    double pad2;      /* bound on the l2 distance between the same (on the
+                       * whole lattice: entries trimmed off count too) */
 } pld_grid;
 
 /* Profile queries are O(1) after pld_grid_prepare (suffix sums). */
@@ -54,6 +62,11 @@ typedef struct pld_profile_table {
     double *tail;     /* sum_{i > j} m_i, scaled by e^{theta l_j - log_scale} */
     double *node;     /* delta(l_j) - inf_mass, scaled the same way */
 } pld_profile_table;
+
+/* An upper bound on the l2 norm, over the lattice nodes l = k h > eps (any
+ * eps), of the weight w(l) = e^{-theta (l - eps)} (1 - e^{eps - l}) with
+ * which a tilted mass enters delta(eps); +inf for theta <= 0. */
+double pld_grid_weight_l2(double theta, double h);
 
 int pld_grid_alloc(pld_grid *g, double h, int64_t first, size_t n);
 void pld_grid_free(pld_grid *g);
