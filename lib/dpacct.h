@@ -374,7 +374,10 @@ int dpa_accountant_rdp_curve(const dpa_accountant *a, double *orders, double *ep
  *   mass[i] e^{log_scale - theta (first + i) h}
  * (the masses are stored exponentially tilted), inf_mass the P-mass at +inf
  * and pad a bound on the l1 rounding error of `mass`, whose effect on
- * delta(eps) is at most e^{log_scale - theta eps} pad.  The view borrows
+ * delta(eps) is at most e^{log_scale - theta eps} pad; pad2 bounds its l2
+ * norm, whose effect is at most e^{log_scale - theta eps} pad2 W with
+ * W^2 = 1 / (2 h theta (2 theta + 1)(theta + 1)) + 1/(1 + theta)^2 for
+ * theta > 0 (docs/pld-design.md, "The l2 pad").  The view borrows
  * the accountant's memory and is valid until its next compose or query.
  * DPA_EUNSUPPORTED for other accountants, DPA_EINVAL before any query. */
 typedef struct dpa_pld_view {
@@ -385,6 +388,7 @@ typedef struct dpa_pld_view {
     double theta, log_scale;
     double inf_mass;
     double pad;
+    double pad2;
 } dpa_pld_view;
 int dpa_accountant_pld(const dpa_accountant *a, int world, int upper, dpa_pld_view *out,
                        dpa_error *err);

@@ -878,7 +878,7 @@ static int pld_view(const void *state, int world, int upper, dpa_pld_view *out, 
     /* one world composed: the other is the same pair */
     if (world >= s->result.worlds) world = 0;
     const pld_grid *g = &s->result.grid[world][upper ? PLD_UPPER : PLD_LOWER];
-    *out = (dpa_pld_view){ g->h, g->first, g->n, g->mass, g->theta, g->log_scale, g->inf_mass, g->pad };
+    *out = (dpa_pld_view){ g->h, g->first, g->n, g->mass, g->theta, g->log_scale, g->inf_mass, g->pad, g->pad2 };
     return DPA_OK;
 }
 
