@@ -323,6 +323,39 @@ START_TEST(pads_bound_the_transform_error)
 }
 END_TEST
 
+/* An error bound or a sum lost to overflow (NaN, from an extreme tilt) is
+ * never read as zero: the upper profile is 1 and the lower 0 everywhere,
+ * and the upper epsilon is +inf.  (A NaN pad used to count as no error:
+ * randomized response composed 20 times at a forced tilt of 1e5 gave the
+ * bracket [0, 0] with DPA_OK.) */
+START_TEST(lost_bounds_give_the_widest_answer)
+{
+    for (int which = 0; which < 2; which++) {
+        pld_grid g;
+        ck_assert_int_eq(pld_grid_alloc(&g, 0.1, 0, 3), DPA_OK);
+        g.mass[0] = 0.2;
+        g.mass[1] = which == 0 ? NAN : 0.3;
+        g.mass[2] = 0.3;
+        g.theta = 1.0;
+        g.finite = 0.8;
+        g.pad = which == 1 ? NAN : 0.0;
+        g.pad2 = g.pad;
+        ck_assert_double_eq(pld_grid_delta_bound(&g, 0.05, PLD_UPPER), 1.0);
+        ck_assert_double_eq(pld_grid_delta_bound(&g, 0.05, PLD_LOWER), 0.0);
+        pld_profile_table t;
+        ck_assert_int_eq(pld_profile_table_init(&t, &g), DPA_OK);
+        ck_assert_double_eq(pld_profile_table_delta(&t, 0.05, PLD_UPPER), 1.0);
+        ck_assert_double_eq(pld_profile_table_delta(&t, 0.05, PLD_LOWER), 0.0);
+        /* a lost pad leaves no finite epsilon; a lost mass at loss 0.1
+         * none below that loss */
+        double eps = pld_profile_table_epsilon(&t, 1e-5, PLD_UPPER, 0.0);
+        ck_assert_msg(which == 1 ? isinf(eps) : eps >= 0.1, "case %d: eps %g", which, eps);
+        pld_profile_table_free(&t);
+        pld_grid_free(&g);
+    }
+}
+END_TEST
+
 static void assert_identical(const pld_grid *a, const pld_grid *b, const char *what)
 {
     ck_assert_msg(a->h == b->h && a->first == b->first && a->n == b->n && a->theta == b->theta &&
@@ -384,6 +417,7 @@ int main(void)
     tcase_add_test(tc, fft_cache_is_bit_identical);
     tcase_add_test(tc, weight_l2_bounds_the_lattice_sum);
     tcase_add_test(tc, pads_bound_the_transform_error);
+    tcase_add_test(tc, lost_bounds_give_the_widest_answer);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

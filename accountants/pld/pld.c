@@ -400,7 +400,18 @@ static double chernoff(const pld_state *s, const step_grids *sg, int w, const qu
  * has its mean near the eps that matters. */
 static double choose_theta(const pld_state *s, const step_grids *sg, int w, const query *q)
 {
-    double a = log(1e-3), b = log(200.0);
+    /* Tilts up to 200, or up to 600 over the widest single-step loss range
+     * where that is larger (a small sampling rate: narrow steps whose
+     * optimum is in the thousands), so that one step's tilted masses span
+     * at most e^600 and stay within the doubles. */
+    double range = 0.0;
+    for (size_t c = 0; c < s->n; c++) {
+        double lo, hi;
+        pld_profile_loss_range(&s->comp[c].pair[w], &lo, &hi);
+        range = fmax(range, hi - lo);
+    }
+    double top = range > 0.0 && isfinite(range) ? fmin(1e5, fmax(200.0, 600.0 / range)) : 200.0;
+    double a = log(1e-3), b = log(top);
     const double r = 0.6180339887498949;
     double x1 = b - r * (b - a), x2 = a + r * (b - a);
     double f1 = chernoff(s, sg, w, q, exp(x1)), f2 = chernoff(s, sg, w, q, exp(x2));
@@ -603,6 +614,7 @@ static void bracket(const pld_result *r, const query *q, double *lower, double *
 static int accurate_enough(double lower, double upper, double eps_error)
 {
     if (upper == 0.0 || lower == upper) return 1;   /* also both +inf: certainly unbounded */
+    if (isinf(upper)) return 0;                      /* inf - lower <= eps_error inf holds, but says nothing */
     return upper - lower <= eps_error * upper;
 }
 
@@ -767,6 +779,19 @@ static int run_query_grids(pld_state *s, const dpa_options *opt, const query *q,
         if (st) return dpa_fail(err, DPA_EACCURACY, "pld: cannot discretise the mechanisms (%s)", dpa_strerror(st));
         h = starting_step(s, &sg, q, eps_error, hc, theta);
         step_grids_free(&sg);
+        /* A coarse lattice much wider than the step asked for spreads a
+         * narrow single step (a small sampling rate: a loss of order q) over
+         * its nodes, and the spread dominates K(theta): the tilt it picks is
+         * far below the optimum (q = 2e-6: 95 instead of thousands).  Choose
+         * the tilts again on the lattice at that step. */
+        if (h < 0.25 * hc && 400.0 * hc / h <= (double)(MAX_FFT / 16)) {
+            st = step_grids_build(s, h, 1, &sg);
+            if (st == DPA_ENOMEM) return dpa_fail(err, st, "pld: out of memory");
+            if (!st) {
+                h = starting_step(s, &sg, q, eps_error, h, theta);
+                step_grids_free(&sg);
+            }
+        }
         if (s->have_result) h = s->result.h;
     }
     int have_best = 0, last_st = DPA_OK;

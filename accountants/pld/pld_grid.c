@@ -824,6 +824,7 @@ double pld_grid_weight_l2(double theta, double h)
  * the smaller of pad (sup w <= 1) and pad2 ||w||_2 (Cauchy-Schwarz). */
 static double pad_effect(const pld_grid *g, double epsilon)
 {
+    if (isnan(g->pad)) return INFINITY;        /* an error bound lost (0 inf): the widest answer */
     double bound = fmin(g->pad, g->pad2 * pld_grid_weight_l2(g->theta, g->h));
     if (!(bound > 0.0)) return 0.0;
     return exp(g->log_scale - g->theta * epsilon + log(bound));
@@ -847,7 +848,7 @@ double pld_grid_delta(const pld_grid *g, double epsilon)
         dpa_sum_add(&s, g->mass[i] * exp(-g->theta * (l - epsilon)) * -expm1(epsilon - l));
     }
     double sum = dpa_sum_value(&s);
-    double finite = sum > 0.0 ? exp(g->log_scale - g->theta * epsilon + log(sum)) : 0.0;
+    double finite = isnan(sum) ? NAN : sum > 0.0 ? exp(g->log_scale - g->theta * epsilon + log(sum)) : 0.0;
     return g->inf_mass + finite;
 }
 
@@ -905,6 +906,9 @@ static double table_finite(const pld_profile_table *t, double epsilon)
     double tt = epsilon - lj;                  /* < 0 */
     double s = g->mass[j] + t->tail[j];
     double v = -expm1(tt) * s + exp(tt) * t->node[j];
+    /* NaN (sums that overflowed under an extreme tilt) is no zero: widen
+     * turns it into the side's widest value (1 above, 0 below) */
+    if (isnan(v)) return NAN;
     if (!(v > 0.0)) return 0.0;
     return exp(g->log_scale - g->theta * lj + log(v));
 }
