@@ -232,7 +232,7 @@ static int out_of_reach(struct search *s, const point *end, const point *best, d
         snprintf(seen, sizeof seen, " (the smallest seen is %s at %s = %.10g)", eps_text(best->eps, b, sizeof b),
                  s->name, best->v);
     return dpa_fail(err, DPA_ENOBRACKET,
-                    "calibrate: epsilon %g at delta %g is not reached for %s in [%.10g, %.10g]: at %s = %.10g "
+                    "calibrate: epsilon %g at delta %g is not reached for %s in [%g, %g]: at %s = %.10g "
                     "(the %s searched) the certified epsilon is %s > %g%s",
                     s->target, s->delta, s->name, s->lim_lo, s->lim_hi, s->name, end->v,
                     smallest ? "largest" : "smallest", eps_text(end->eps, e, sizeof e), s->target, seen);
