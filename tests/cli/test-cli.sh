@@ -506,6 +506,11 @@ check "the default tolerance is 1e-4" 'v1 == "0.0001"' "$(awk '$1 == "tolerance"
 check "gaussian: eps at sigma <= 1, at sigma (1 - 2e-4) > 1" "v1 <= 1 && v2 > 1" \
     "$(upper --sigma "$SIG" --delta 1e-5 --accountant gaussian)" \
     "$(upper --sigma "$(awk -v s="$SIG" 'BEGIN { printf "%.10g", s * (1 - 2e-4) }')" --delta 1e-5 --accountant gaussian)"
+# the failing value printed is within the tolerance and fails (10 digits
+# printed: rounded down, so at most 1e-9 more apart)
+FAILS=$(awk '/^fails at/ { print $3 }' "$TMP/out")
+check "the failing sigma is within 1e-4 below the one found, and fails" "v2 < v1 && v1 - v2 <= (1e-4 + 1e-9) * v2 && v3 > 1" \
+    "$SIG" "$FAILS" "$(upper --sigma "$FAILS" --delta 1e-5 --accountant gaussian)"
 check "calibrate reports its evaluations" "v1 > 0" "$(field evaluations)"
 if grep -q '^tolerance ' "$TMP/out" && grep -q '^fails at ' "$TMP/out" && grep -Eq '^range searched +\[1e-06, 1000000000\]$' "$TMP/out"
 then
@@ -540,6 +545,8 @@ SIG=$(col value)
 check "pld: eps at sigma <= 3, at sigma (1 - 2e-4) > 3" "v1 <= 3 && v2 > 3" \
     "$(upper --accountant pld $SGD --sigma "$SIG")" \
     "$(upper --accountant pld $SGD --sigma "$(awk -v s="$SIG" 'BEGIN { printf "%.10g", s * (1 - 2e-4) }')")"
+check "pld: the failing sigma is within 1e-4 and fails" "v2 < v1 && v1 - v2 <= (1e-4 + 1e-9) * v2 && v3 > 3" \
+    "$SIG" "$(col fails)" "$(upper --accountant pld $SGD --sigma "$(col fails)")"
 check "pld: at most 6 runs of pld, started by rdp" 'v1 <= 6 && v2 == "rdp" && v3 > 0' \
     "$(col evaluations)" "$(col guide)" "$(col guide_evaluations)"
 
@@ -600,6 +607,9 @@ check "sampling-rate: eps at q <= 3, at q (1 + 2e-4) > 3 (rdp)" "v1 <= 3 && v2 >
     "$(upper --accountant rdp --sigma 1 --steps 10000 --delta 1e-5 --sampling-rate "$Q")" \
     "$(upper --accountant rdp --sigma 1 --steps 10000 --delta 1e-5 \
         --sampling-rate "$(awk -v q="$Q" 'BEGIN { printf "%.10g", q * (1 + 2e-4) }')")"
+check "sampling-rate: the failing rate is within 1e-4 above and fails" \
+    "v2 > v1 && v2 - v1 <= (1e-4 + 1e-9) * v1 && v3 > 3" "$Q" "$(col fails)" \
+    "$(upper --accountant rdp --sigma 1 --steps 10000 --delta 1e-5 --sampling-rate "$(col fails)")"
 check "sampling-rate: relative tolerance 1e-4" 'v1 == "0.0001" && v2 == "relative"' "$(col tolerance)" \
     "$(col tolerance_type)"
 expect_ok "calibrate --solve sampling-rate: q = 1 meets" '^sampling rate +1 ' calibrate --solve sampling-rate \
