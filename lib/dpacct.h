@@ -486,7 +486,8 @@ typedef struct dpa_calibration {
                            * the starting point and slope; ignored when it
                            * fails or is the method itself (NULL: none) */
     const char *name;     /* the parameter's name in messages (NULL: "value") */
-    unsigned max_evaluations; /* accountant runs allowed; 0 = 200 */
+    unsigned max_evaluations; /* runs of the method allowed (the guide has as
+                               * many of its own); 0 = 200 */
     /* outputs */
     double value;         /* meets the target: eps_upper(value) <= target */
     double fails;         /* the nearest value searched that does not meet it */
