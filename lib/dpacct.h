@@ -481,15 +481,24 @@ typedef struct dpa_calibration {
     /* inputs */
     dpa_search direction;
     int integer;          /* search integers only (steps) */
-    double lo, hi;        /* initial interval; widened (x2) when it misses */
+    double lo, hi;        /* initial interval, used when there is no guess */
     double rel_tol;       /* relative width of the final bracket; 0 = 1e-9 */
-    double limit_lo, limit_hi; /* never leave [limit_lo, limit_hi] while widening */
+    double limit_lo, limit_hi; /* the range searched: never left */
+    double guess;         /* > 0: a value near the answer to start from, instead
+                           * of the guide (0: none) */
+    const char *guide;    /* a cheap accountant (e.g. "rdp") calibrated first for
+                           * the starting point and slope; ignored when it
+                           * fails or is the method itself (NULL: none) */
+    const char *name;     /* the parameter's name in messages (NULL: "value") */
+    unsigned max_evaluations; /* runs of the method allowed (the guide has as
+                               * many of its own); 0 = 200 */
     /* outputs */
     double value;         /* meets the target: eps_upper(value) <= target */
     double fails;         /* the nearest value searched that does not meet it */
     double epsilon_at_value;
     double epsilon_at_fails;
-    unsigned evaluations; /* accountant runs */
+    unsigned evaluations; /* accountant runs of the method */
+    unsigned guide_evaluations; /* accountant runs of the guide */
 } dpa_calibration;
 
 /* Fill a calibration spec with defaults for the direction; NULL is a no-op.
@@ -498,7 +507,21 @@ void dpa_calibration_init(dpa_calibration *c, dpa_search direction);
 
 /* General search: on success c->value meets the target (certified upper
  * epsilon <= target_epsilon at delta) and c->fails, within rel_tol (or 1
- * for integers) of it, does not. */
+ * for integers) of it, does not; c->fails is NaN when the whole range
+ * [limit_lo, limit_hi] meets the target (c->value is then its edge).
+ * Epsilon must be monotone in the parameter.  The search starts from the
+ * guide's answer, c->guess or [lo, hi]; when the start does not meet the
+ * target it evaluates the far end of the range (limit_hi for
+ * DPA_SEARCH_SMALLEST, limit_lo for DPA_SEARCH_LARGEST) next, and when that
+ * fails too it returns DPA_ENOBRACKET at once, c->fails and
+ * c->epsilon_at_fails that end and its epsilon (value NaN).  (When the end's
+ * bound is not exact (the accountant's DPA_EACCURACY) or exceeds the
+ * start's, the end says little, and the search walks towards it by factors
+ * of 8 instead.)  Between a meeting and a failing value it interpolates
+ * log epsilon in log param (secant, falling back to bisection).
+ * DPA_EACCURACY when max_evaluations runs out before the bracket is
+ * rel_tol wide; c->value and c->fails are then the best bracket found
+ * (value NaN when nothing met the target). */
 int dpa_calibrate_search(const char *method, const dpa_options *opt, dpa_event_family f,
                          void *ctx, double target_epsilon, double delta,
                          dpa_calibration *c, dpa_error *err);

@@ -22,7 +22,7 @@
 
 /* ---- the options ---------------------------------------------------------- */
 
-#define OPT_BIT(id) (1u << (id))
+#define OPT_BIT(id) (UINT64_C(1) << (id))
 
 /* The options of every subcommand (which accepts which: command_info). */
 static const cli_option option_table[OPT_COUNT] = {
@@ -38,7 +38,8 @@ static const cli_option option_table[OPT_COUNT] = {
     [OPT_DELTA] = { "delta", "D", "delta, 0 < D < 1" },
     [OPT_EPSILON] = { "epsilon", "EPS", "epsilon, EPS >= 0" },
     [OPT_ACCOUNTANT] = { "accountant", "NAME", "accounting method (default: the first that supports the mechanism)" },
-    [OPT_SOLVE] = { "solve", "WHAT", "what to solve for: sigma (default), steps, or strong-convexity (noisy-cgd)" },
+    [OPT_SOLVE] = { "solve", "WHAT", "what to solve for: sigma (default), steps, epochs, batch-size (with "
+                                     "--dataset-size), sampling-rate, or strong-convexity (noisy-cgd)" },
     [OPT_ORDERS] = { "orders", "LIST", "rdp: comma-separated Renyi orders > 1 (default: 94 from 1.25 to 1024)" },
     [OPT_FORMAT] = { "format", "FMT", "output format: table (default), json or csv" },
     [OPT_EPS_ERROR] = { "eps-error", "X", "pld: largest bracket width relative to the answer, 0 < X < 1 (default 1e-3)" },
@@ -62,6 +63,10 @@ static const cli_option option_table[OPT_COUNT] = {
     [OPT_STEP_SIZE] = { "step-size", "ETA", "noisy-cgd: step size, 0 < ETA < 2/SMOOTHNESS" },
     [OPT_STRONG_CONVEXITY] = { "strong-convexity", "LAM", "noisy-cgd: strong convexity of the loss, LAM > 0" },
     [OPT_SMOOTHNESS] = { "smoothness", "BETA", "noisy-cgd: smoothness of the loss, BETA >= LAM (default LAM)" },
+    [OPT_TOLERANCE] = { "tolerance", "X", "calibrate: relative width of the final bracket of sigma, sampling-rate or "
+                                          "strong-convexity, 1e-12 <= X <= 0.1 (default 1e-4)" },
+    [OPT_SIGMA_MIN] = { "sigma-min", "A", "calibrate --solve sigma: the smallest noise searched, A > 0 (default 1e-6)" },
+    [OPT_SIGMA_MAX] = { "sigma-max", "B", "calibrate --solve sigma: the largest noise searched, B > A (default 1e9)" },
     [OPT_HELP] = { "help", NULL, "print this help and exit" },
 };
 
@@ -109,10 +114,17 @@ static int parse_choice(enum option_id id, const char *text, const char *const *
     return cli_parse_choice(option_table[id].name, text, choices, &choice) ? -1 : choice;
 }
 
+static const char *const solve_names[] = { "sigma", "steps", "strong-convexity", "epochs", "batch-size",
+                                           "sampling-rate", NULL };
+
+const char *solve_name(solve_target solve)
+{
+    return (unsigned)solve < sizeof solve_names / sizeof solve_names[0] - 1 ? solve_names[solve] : "?";
+}
+
 static int parse_value(cli *c, enum option_id id, const char *arg)
 {
     static const char *const relations[] = { "add-remove", "replace-one", NULL };
-    static const char *const solves[] = { "sigma", "steps", "strong-convexity", NULL };
     static const char *const samplings[] = { "poisson", "without-replacement", NULL };
     static const char *const mechanisms[] = { "gaussian", "noisy-cgd", "shuffled", NULL };
     static const char *const randomizers[] = { "any", "rr", NULL };
@@ -154,7 +166,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
     case OPT_SMOOTHNESS: return parse_positive(id, arg, &c->smoothness);
     case OPT_FORMAT: return cli_parse_format(arg, 1, &c->format);
     case OPT_SOLVE:
-        if ((choice = parse_choice(id, arg, solves)) < 0) return CLI_EXIT_USAGE;
+        if ((choice = parse_choice(id, arg, solve_names)) < 0) return CLI_EXIT_USAGE;
         c->solve = (solve_target)choice;
         return CLI_EXIT_OK;
     case OPT_ACCOUNTANT:
@@ -166,6 +178,10 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
     case OPT_ORDERS:
         return cli_parse_real_list(option_table[id].name, arg, 1.0, 1, INFINITY, 1, c->orders, MAX_ORDERS, &c->num_orders);
     case OPT_EPS_ERROR: return parse_open_unit(id, arg, &c->eps_error);
+    case OPT_TOLERANCE:
+        return cli_parse_real(option_table[id].name, arg, SMALLEST_TOLERANCE, 0, 0.1, 0, &c->tolerance);
+    case OPT_SIGMA_MIN: return parse_positive(id, arg, &c->sigma_min);
+    case OPT_SIGMA_MAX: return parse_positive(id, arg, &c->sigma_max);
     case OPT_EPS_MIN: return parse_nonnegative(id, arg, &c->eps_min);
     case OPT_EPS_MAX: return parse_positive(id, arg, &c->eps_max);
     case OPT_POINTS: return parse_count(id, arg, &c->points);
@@ -184,7 +200,7 @@ typedef struct command_info {
     const char *summary;  /* one line for `dpacct --help` */
     const char *synopsis; /* after "dpacct NAME" */
     const char *about;    /* the paragraph of `dpacct NAME --help` */
-    unsigned options;     /* the flags it accepts */
+    uint64_t options;     /* the flags it accepts */
     const char *delta_help, *epsilon_help; /* what --delta / --epsilon mean here */
 } command_info;
 
@@ -201,14 +217,20 @@ static const command_info commands[] = {
       "as computed by one accountant.",
       ACCOUNTING_OPTIONS | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FAILURE_DELTA), NULL,
       "the epsilon at which delta is reported, EPS >= 0" },
-    { CMD_CALIBRATE, "calibrate", "the noise (or number of steps) that meets a target (epsilon, delta)",
-      "--epsilon EPS --delta D [--solve sigma|steps] [OPTIONS]",
+    { CMD_CALIBRATE, "calibrate", "the noise (or steps, epochs, batch size, sampling rate) that meets a target",
+      "--epsilon EPS --delta D [--solve sigma|steps|epochs|batch-size|sampling-rate] [OPTIONS]",
       "Search for the smallest noise multiplier (--solve sigma, the default) or,\n"
-      "given --sigma, the largest number of steps (--solve steps) for which the\n"
-      "accountant's certified upper epsilon is at most the target at delta.\n"
+      "given --sigma, the largest number of steps (--solve steps), of whole epochs\n"
+      "(--solve epochs: T = ceil(E/Q) steps), the largest batch size B of\n"
+      "--dataset-size N (--solve batch-size: Q = B/N) or the largest sampling\n"
+      "rate Q in (0, 1] (--solve sampling-rate) for which the accountant's\n"
+      "certified upper epsilon is at most the target at delta.  Continuous values\n"
+      "are found to a relative --tolerance (1e-4), integers exactly (the next one\n"
+      "fails).  A target not met at the end of the range searched (--sigma-max;\n"
+      "one step, epoch or example; Q = 1e-9) is an error, exit status 1.\n"
       "Approximate accountants cannot certify a target and are refused.",
       ACCOUNTING_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_ACCOUNTANT) |
-          OPT_BIT(OPT_SOLVE),
+          OPT_BIT(OPT_SOLVE) | OPT_BIT(OPT_TOLERANCE) | OPT_BIT(OPT_SIGMA_MIN) | OPT_BIT(OPT_SIGMA_MAX),
       "the target delta, 0 < D < 1", "the target epsilon, EPS > 0" },
     { CMD_COMPARE, "compare", "every accountant side by side on one mechanism",
       "--sigma X (--delta D | --epsilon EPS) [OPTIONS]",
@@ -277,7 +299,8 @@ static void print_main_help(void)
     printf("\nEvery epsilon or delta is a bracket [lower, upper]: upper is the certified\n"
            "bound to report.  Values flagged approximate are not guarantees.\n"
            "Run 'dpacct SUBCOMMAND --help' for the options of a subcommand.\n"
-           "Exit status: 0 success, 1 library error or unsupported mechanism, 2 bad usage.\n");
+           "Exit status: 0 success, 1 library error, unsupported mechanism or a calibration\n"
+           "target out of reach, 2 bad usage.\n");
 }
 
 static void print_option_help(const command_info *cmd, enum option_id id)
@@ -308,8 +331,8 @@ static void print_command_help(const command_info *cmd)
         OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS,
     };
     static const enum option_id query_group[] = {
-        OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_EPS_ERROR, OPT_EPS_MIN, OPT_EPS_MAX,
-        OPT_POINTS, OPT_FAILURE_DELTA,
+        OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_TOLERANCE, OPT_SIGMA_MIN, OPT_SIGMA_MAX, OPT_ORDERS,
+        OPT_EPS_ERROR, OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_FAILURE_DELTA,
     };
     printf("The mechanism is the Gaussian mechanism with noise multiplier --sigma,\n"
            "Poisson-sampled at rate Q when Q < 1 (or batches of B out of N without\n"
@@ -328,10 +351,14 @@ static void print_command_help(const command_info *cmd)
     print_option_help(cmd, OPT_FORMAT);
     print_option_help(cmd, OPT_HELP);
     if (cmd->id == CMD_CALIBRATE)
-        printf("\nWith --solve sigma, --sigma is not given; with --solve steps, --steps and\n"
-               "--epochs are not given.  The search compares each accountant's upper\n"
-               "epsilon, the certified bound to report, with the target, so the value\n"
-               "found is certified: its upper epsilon is at most the target.\n");
+        printf("\nThe value solved for is not given: --sigma with --solve sigma, --steps\n"
+               "and --epochs with --solve steps or epochs, --batch-size (but\n"
+               "--dataset-size) with --solve batch-size, the sampling flags with --solve\n"
+               "sampling-rate; these two take --steps, not --epochs.  The search compares\n"
+               "each accountant's upper epsilon, the certified bound to report, with the\n"
+               "target, so the value found is certified: its upper epsilon is at most the\n"
+               "target.  It starts from rdp's answer when another accountant is used, and\n"
+               "its limits are counts of accountant runs, never times.\n");
     else if (cmd->id == CMD_RDP_CURVE)
         printf("\nEach eps(order) printed is an upper bound (rounded up); the conversion\n"
                "to (epsilon, delta) is done by 'dpacct epsilon --accountant rdp'.\n");
@@ -340,7 +367,8 @@ static void print_command_help(const command_info *cmd)
                "lower (\"-\" when the method has none) shows how tight it is; estimate is\n"
                "the best point value.  A result flagged approximate (not a guarantee) is\n"
                "an estimate only and must not be reported as a guarantee.\n");
-    printf("Exit status: 0 success, 1 library error or unsupported mechanism, 2 bad usage.\n");
+    printf("Exit status: 0 success, 1 library error, unsupported mechanism or a calibration\n"
+           "target out of reach, 2 bad usage.\n");
 }
 
 /* ---- parsing and checking the command line -------------------------------- */
@@ -414,8 +442,9 @@ static int check_noisy_cgd(const command_info *cmd, const cli *c)
         if (given(c, refused[i]))
             return cli_usage_error("--%s: not with --mechanism noisy-cgd (fixed batches, every example once per "
                                "epoch; give --batches and --epochs)", option_table[refused[i]].name);
-    if (cmd->id == CMD_CALIBRATE && c->solve == SOLVE_STEPS)
-        return cli_usage_error("--solve: steps is not available for --mechanism noisy-cgd (solve sigma)");
+    if (cmd->id == CMD_CALIBRATE && c->solve != SOLVE_SIGMA && c->solve != SOLVE_STRONG_CONVEXITY)
+        return cli_usage_error("--solve: %s is not available for --mechanism noisy-cgd (solve sigma or "
+                               "strong-convexity)", solve_name(c->solve));
     for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
         if ((st = require(cmd, c, needed[i]))) return st;
     if (c->epochs != floor(c->epochs) || !(c->epochs < 9.2e18))
@@ -481,23 +510,90 @@ static int check_shuffled(const command_info *cmd, const cli *c)
     return CLI_EXIT_OK;
 }
 
+/* calibrate: the value solved for is not given, and what it needs is.
+ * Checked before the mechanism's own combinations, whose messages would
+ * otherwise ask for the flag being solved for. */
+static int check_solve(const command_info *cmd, const cli *c)
+{
+    int st;
+    const char *what = solve_name(c->solve);
+    const int integer = c->solve == SOLVE_STEPS || c->solve == SOLVE_EPOCHS || c->solve == SOLVE_BATCH_SIZE;
+    if (given(c, OPT_TOLERANCE) && integer)
+        return cli_usage_error("--tolerance: --solve %s finds an integer exactly (the tolerance is for sigma, "
+                               "sampling-rate and strong-convexity)", what);
+    if (c->solve != SOLVE_SIGMA) {
+        if (given(c, OPT_SIGMA_MIN)) return cli_usage_error("--sigma-min: only with --solve sigma");
+        if (given(c, OPT_SIGMA_MAX)) return cli_usage_error("--sigma-max: only with --solve sigma");
+    } else if (!(c->sigma_min < c->sigma_max)) {
+        return cli_usage_error("--sigma-max: must exceed --sigma-min (%g), got %g", c->sigma_min, c->sigma_max);
+    }
+    switch (c->solve) {
+    case SOLVE_SIGMA:
+        if (given(c, OPT_SIGMA))
+            return cli_usage_error("--sigma: cannot be combined with --solve sigma (it is what is solved for)");
+        return CLI_EXIT_OK;
+    case SOLVE_STRONG_CONVEXITY:
+        return CLI_EXIT_OK; /* checked with noisy-cgd */
+    case SOLVE_STEPS:
+    case SOLVE_EPOCHS:
+        if (given(c, OPT_STEPS))
+            return cli_usage_error("--steps: cannot be combined with --solve %s (%s)", what,
+                                   c->solve == SOLVE_STEPS ? "it is what is solved for" : "the steps follow from the epochs");
+        if (given(c, OPT_EPOCHS))
+            return cli_usage_error("--epochs: cannot be combined with --solve %s (%s)", what,
+                                   c->solve == SOLVE_EPOCHS ? "it is what is solved for" : "the steps are what is solved for");
+        break;
+    case SOLVE_BATCH_SIZE:
+        if (given(c, OPT_BATCH))
+            return cli_usage_error("--batch-size: cannot be combined with --solve batch-size (it is what is solved for)");
+        if (given(c, OPT_RATE))
+            return cli_usage_error("--sampling-rate: cannot be combined with --solve batch-size (Q = B/N follows from "
+                                   "the batch size)");
+        if (!given(c, OPT_DATASET)) return cli_usage_error("--dataset-size: required by --solve batch-size");
+        if (c->dataset < 2)
+            return cli_usage_error("--dataset-size: --solve batch-size needs at least 2 examples, got %" PRIu64,
+                                   c->dataset);
+        if (given(c, OPT_EPOCHS))
+            return cli_usage_error("--epochs: cannot be combined with --solve batch-size (the number of steps would "
+                                   "change with the batch size; give --steps)");
+        break;
+    case SOLVE_SAMPLING_RATE:
+        if (given(c, OPT_RATE))
+            return cli_usage_error("--sampling-rate: cannot be combined with --solve sampling-rate (it is what is "
+                                   "solved for)");
+        if (given(c, OPT_BATCH) || given(c, OPT_DATASET))
+            return cli_usage_error("--%s: cannot be combined with --solve sampling-rate (use --solve batch-size for "
+                                   "a batch size)", option_table[given(c, OPT_BATCH) ? OPT_BATCH : OPT_DATASET].name);
+        if (c->without_replacement)
+            return cli_usage_error("--sampling: without-replacement has no sampling rate to solve for (use --solve "
+                                   "batch-size)");
+        if (given(c, OPT_EPOCHS))
+            return cli_usage_error("--epochs: cannot be combined with --solve sampling-rate (the number of steps "
+                                   "would change with the rate; give --steps)");
+        break;
+    }
+    return (st = require_noise(cmd, c)) ? st : CLI_EXIT_OK;
+}
+
 static int check_combinations(const command_info *cmd, const cli *c)
 {
     int st;
     if ((st = check_noisy_cgd(cmd, c)) || (st = check_shuffled(cmd, c))) return st;
+    const int solving_batch = cmd->id == CMD_CALIBRATE && c->solve == SOLVE_BATCH_SIZE;
+    if (cmd->id == CMD_CALIBRATE && (st = check_solve(cmd, c))) return st;
     if ((st = conflict(c, OPT_RATE, OPT_BATCH)) || (st = conflict(c, OPT_RATE, OPT_DATASET)) ||
         (st = conflict(c, OPT_STEPS, OPT_EPOCHS)))
         return st;
     if (given(c, OPT_BATCH) && !given(c, OPT_DATASET))
         return cli_usage_error("--batch-size: requires --dataset-size");
-    if (given(c, OPT_DATASET) && !given(c, OPT_BATCH))
+    if (given(c, OPT_DATASET) && !given(c, OPT_BATCH) && !solving_batch)
         return cli_usage_error("--dataset-size: requires --batch-size");
     if (given(c, OPT_BATCH) && c->batch > c->dataset)
         return cli_usage_error("--batch-size: %" PRIu64 " exceeds --dataset-size %" PRIu64, c->batch,
                            c->dataset);
     if (c->without_replacement) {
         /* a fixed batch size: neighbouring datasets have the same size */
-        if (!given(c, OPT_BATCH))
+        if (!given(c, OPT_BATCH) && !solving_batch)
             return cli_usage_error("--sampling: without-replacement requires --batch-size and --dataset-size");
         if (c->relation != DPA_REPLACE_ONE)
             return cli_usage_error("--sampling: without-replacement requires --relation replace-one (datasets of "
@@ -523,37 +619,31 @@ static int check_combinations(const command_info *cmd, const cli *c)
             return cli_usage_error("--delta: required by 'compare' (or --epsilon to compare delta)");
         return CLI_EXIT_OK;
     }
-    /* calibrate */
+    /* calibrate (the value solved for: check_solve) */
     if ((st = require(cmd, c, OPT_EPSILON)) || (st = require(cmd, c, OPT_DELTA))) return st;
     if (!(c->epsilon > 0.0))
         return cli_usage_error("--epsilon: the target of 'calibrate' must be positive, got 0");
-    if (c->solve == SOLVE_STRONG_CONVEXITY) return CLI_EXIT_OK;   /* checked with noisy-cgd */
-    if (c->solve == SOLVE_SIGMA && given(c, OPT_SIGMA))
-        return cli_usage_error("--sigma: cannot be combined with --solve sigma (it is what is solved for)");
-    if (c->solve == SOLVE_STEPS) {
-        if (given(c, OPT_STEPS))
-            return cli_usage_error("--steps: cannot be combined with --solve steps (it is what is solved for)");
-        if (given(c, OPT_EPOCHS))
-            return cli_usage_error("--epochs: cannot be combined with --solve steps (the steps are what is solved for)");
-        return require_noise(cmd, c);
-    }
     return CLI_EXIT_OK;
 }
 
-/* steps = ceil(E / q).  E and q are decimal inputs, so a quotient that is
- * an integer on paper can come out a few ulps above it; that would add a
- * whole step, so values within 8 ulps of an integer are taken as it. */
-static int epochs_to_steps(double epochs, double q, uint64_t *steps)
+int epochs_steps(double epochs, double q, uint64_t *steps)
 {
+    /* E and q are decimal inputs, so a quotient that is an integer on paper
+     * can come out a few ulps above it; that would add a whole step */
     double x = epochs / q, r = nearbyint(x);
     double n = fabs(x - r) <= 8.0 * 2.220446049250313e-16 * r ? r : ceil(x);
-    if (!(n < 18446744073709551616.0)) {
-        char num[CLI_NUMBER_SIZE];
-        return cli_usage_error("--epochs: %s epochs at sampling rate %g is 2^64 steps or more",
-                           cli_format_plain(epochs, num), q);
-    }
+    if (!(n < 18446744073709551616.0)) return -1;
     *steps = n < 1.0 ? 1 : (uint64_t)n;
-    return CLI_EXIT_OK;
+    return 0;
+}
+
+/* steps = ceil(E / q), or the usage error naming --epochs. */
+static int epochs_to_steps(double epochs, double q, uint64_t *steps)
+{
+    if (epochs_steps(epochs, q, steps) == 0) return CLI_EXIT_OK;
+    char num[CLI_NUMBER_SIZE];
+    return cli_usage_error("--epochs: %s epochs at sampling rate %g is 2^64 steps or more",
+                           cli_format_plain(epochs, num), q);
 }
 
 static int resolve_mechanism(const cli *c, mechanism *m)
@@ -616,7 +706,8 @@ int parse_command_line(int argc, char **argv, command_id *cmd, cli *c, mechanism
     }
 
     *c = (cli){ .relation = DPA_ADD_REMOVE, .format = CLI_FORMAT_TABLE, .solve = SOLVE_SIGMA,
-                .eps_min = 0.0, .eps_max = 10.0, .points = 21 };
+                .eps_min = 0.0, .eps_max = 10.0, .points = 21, .tolerance = DEFAULT_TOLERANCE,
+                .sigma_min = DEFAULT_SIGMA_MIN, .sigma_max = DEFAULT_SIGMA_MAX };
     int help = 0;
     int st = parse_args(info, argc - 1, argv + 1, c, &help);
     if (st != CLI_EXIT_OK) return st;

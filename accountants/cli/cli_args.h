@@ -13,22 +13,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { SOLVE_SIGMA, SOLVE_STEPS, SOLVE_STRONG_CONVEXITY } solve_target;
+/* what calibrate solves for (in the order of --solve's choices) */
+typedef enum {
+    SOLVE_SIGMA, SOLVE_STEPS, SOLVE_STRONG_CONVEXITY, SOLVE_EPOCHS, SOLVE_BATCH_SIZE, SOLVE_SAMPLING_RATE
+} solve_target;
 
 enum option_id {
     OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION,
     OPT_SAMPLING, OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_FORMAT, OPT_EPS_ERROR,
     OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE,
     OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS, OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS,
-    OPT_FAILURE_DELTA, OPT_HELP, OPT_COUNT
+    OPT_FAILURE_DELTA, OPT_TOLERANCE, OPT_SIGMA_MIN, OPT_SIGMA_MAX, OPT_HELP, OPT_COUNT
 };
+
+/* calibrate --solve sigma searches [--sigma-min, --sigma-max]: these by default */
+#define DEFAULT_SIGMA_MIN 1e-6
+#define DEFAULT_SIGMA_MAX 1e9
+/* calibrate's relative tolerance (--tolerance) by default, and its smallest */
+#define DEFAULT_TOLERANCE 1e-4
+#define SMALLEST_TOLERANCE 1e-12
 
 /* at most this many Renyi orders on the command line */
 #define MAX_ORDERS 1024
 
 /* What was asked for, as parsed; `seen` records which flags were given. */
 typedef struct cli {
-    unsigned seen;
+    uint64_t seen;
     double sigma, rate, epochs, delta, epsilon;
     double eps_error;        /* --eps-error: dpa_options.tolerance (pld) */
     double eps_min, eps_max; /* profile: the range of epsilon */
@@ -42,6 +52,8 @@ typedef struct cli {
     int rr_class;            /* shuffled: --randomizer rr */
     double tuning_runs;      /* --tuning-runs: Poisson mean of the tuning runs */
     double failure_delta;    /* --failure-delta: an additive delta (0: none) */
+    double tolerance;        /* calibrate --tolerance: relative width of the final bracket */
+    double sigma_min, sigma_max; /* calibrate --solve sigma: the range searched */
     uint64_t users;          /* shuffled: --users */
     uint64_t batches;        /* noisy-cgd: --batches */
     double step_size, strong_convexity, smoothness; /* noisy-cgd */
@@ -82,6 +94,13 @@ typedef struct mechanism {
 typedef enum {
     CMD_NONE, CMD_EPSILON, CMD_DELTA, CMD_CALIBRATE, CMD_COMPARE, CMD_RDP_CURVE, CMD_PROFILE, CMD_SHUFFLE
 } command_id;
+
+/* steps = ceil(E / q), taking a quotient within 8 ulps of an integer as
+ * that integer (E and q are decimal inputs); -1 when it is 2^64 or more. */
+int epochs_steps(double epochs, double q, uint64_t *steps);
+
+/* --solve's name for it ("sigma", "batch-size", ...). */
+const char *solve_name(solve_target solve);
 
 /* Whether the flag `id` was given. */
 int given(const cli *c, enum option_id id);

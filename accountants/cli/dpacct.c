@@ -378,60 +378,180 @@ static int cmd_compare(const cli *c, const mechanism *m)
 typedef struct family_ctx {
     mechanism fixed;
     solve_target solve;
+    uint64_t dataset;        /* --solve batch-size: N */
+    int without_replacement; /* --solve batch-size: batches of exactly B */
 } family_ctx;
 
-/* The event family searched by dpa_calibrate_search: the noise multiplier
- * or (an integral double) the number of steps replaces the fixed one. */
+/* Whether what is solved for is an integer (steps, epochs, batch size). */
+static int solves_integer(solve_target solve)
+{
+    return solve == SOLVE_STEPS || solve == SOLVE_EPOCHS || solve == SOLVE_BATCH_SIZE;
+}
+
+/* The mechanism with the searched parameter set to `param`; -1 (err set)
+ * when the value is out of its range. */
+static int mechanism_at(const family_ctx *f, double param, mechanism *m, dpa_error *err)
+{
+    *m = f->fixed;
+    if (solves_integer(f->solve) && !(param >= 1.0 && param < 18446744073709551616.0 && param == floor(param))) {
+        set_error(err, DPA_EINVAL, "calibrate: %s %g out of range", solve_name(f->solve), param);
+        return -1;
+    }
+    switch (f->solve) {
+    case SOLVE_SIGMA: m->sigma = param; break;
+    case SOLVE_STRONG_CONVEXITY:
+        m->strong_convexity = param;
+        if (m->smoothness_follows) m->smoothness = param;
+        break;
+    case SOLVE_STEPS: m->steps = (uint64_t)param; break;
+    case SOLVE_EPOCHS:
+        if (epochs_steps(param, m->q, &m->steps)) {
+            set_error(err, DPA_EINVAL, "calibrate: %g epochs at sampling rate %g is 2^64 steps or more", param, m->q);
+            return -1;
+        }
+        break;
+    case SOLVE_BATCH_SIZE:
+        if (param > (double)f->dataset) {
+            set_error(err, DPA_EINVAL, "calibrate: batch size %g exceeds the dataset size %" PRIu64, param, f->dataset);
+            return -1;
+        }
+        m->q = param / (double)f->dataset;
+        if (f->without_replacement) m->batch = (uint64_t)param, m->dataset = f->dataset;
+        break;
+    case SOLVE_SAMPLING_RATE: m->q = param; break;
+    }
+    return 0;
+}
+
+/* The event family searched by dpa_calibrate_search: the value solved for
+ * (an integral double for the integer ones) replaces the fixed one. */
 static dpa_event *mechanism_family(double param, void *ctx, dpa_error *err)
 {
-    const family_ctx *f = ctx;
-    mechanism m = f->fixed;
-    if (f->solve == SOLVE_SIGMA) {
-        m.sigma = param;
-        return build_event(&m, err);
-    }
-    if (f->solve == SOLVE_STRONG_CONVEXITY) {
-        m.strong_convexity = param;
-        if (m.smoothness_follows) m.smoothness = param;
-        return build_event(&m, err);
-    }
-    if (!(param >= 1.0 && param < 18446744073709551616.0)) {
-        set_error(err, DPA_EINVAL, "calibrate: step count %g out of range", param);
-        return NULL;
-    }
-    m.steps = (uint64_t)param;
+    mechanism m;
+    if (mechanism_at(ctx, param, &m, err)) return NULL;
     return build_event(&m, err);
 }
 
-static int print_calibration(const cli *c, const char *method, const char *mech,
-                             const dpa_calibration *cal)
+/* The search for each --solve: direction, range, start and tolerance.
+ * Noise: the smallest in [--sigma-min, --sigma-max] (1e-6 to 1e9 by
+ * default); steps: the largest in [1, 1e15]; epochs: the largest whose
+ * steps are at most 1e15; batch size: the largest in [1, N]; sampling
+ * rate: the largest in [1e-9, 1]; strong convexity: below. */
+static void calibration_for(const cli *c, const mechanism *m, dpa_calibration *cal)
 {
-    const int steps = c->solve == SOLVE_STEPS, lambda = c->solve == SOLVE_STRONG_CONVEXITY;
+    const solve_target solve = c->solve;
+    dpa_calibration_init(cal, solve == SOLVE_SIGMA || solve == SOLVE_STRONG_CONVEXITY ? DPA_SEARCH_SMALLEST
+                                                                                         : DPA_SEARCH_LARGEST);
+    cal->integer = solves_integer(solve);
+    cal->rel_tol = c->tolerance;
+    cal->name = solve_name(solve);
+    switch (solve) {
+    case SOLVE_SIGMA:
+        cal->limit_lo = c->sigma_min;
+        cal->limit_hi = c->sigma_max;
+        cal->lo = fmin(fmax(0.1, c->sigma_min), c->sigma_max);
+        cal->hi = fmax(fmin(10.0, c->sigma_max), c->sigma_min);
+        if (!(cal->lo < cal->hi)) cal->lo = c->sigma_min, cal->hi = c->sigma_max;
+        break;
+    case SOLVE_STRONG_CONVEXITY: {
+        /* eps decreases in lambda while c = max(|1 - eta lambda|, |1 - eta beta|)
+         * does: up to eta lambda = 1, and up to beta (lambda <= beta) when the
+         * smoothness is given; the smallest lambda meeting the target. */
+        double top = 1.0 / m->step_size;
+        if (!m->smoothness_follows) top = fmin(top, m->smoothness);
+        cal->limit_hi = top;
+        cal->limit_lo = top * 1e-15;
+        cal->hi = top;
+        cal->lo = top * 1e-6;
+        break;
+    }
+    case SOLVE_STEPS:
+        cal->lo = cal->limit_lo = 1.0;
+        cal->hi = 1000.0;
+        cal->limit_hi = 1e15;
+        break;
+    case SOLVE_EPOCHS:
+        cal->lo = cal->limit_lo = 1.0;
+        cal->limit_hi = fmax(2.0, floor(1e15 * m->q));
+        cal->hi = fmin(100.0, cal->limit_hi);
+        break;
+    case SOLVE_BATCH_SIZE:
+        cal->lo = cal->limit_lo = 1.0;
+        cal->hi = cal->limit_hi = (double)c->dataset;
+        break;
+    case SOLVE_SAMPLING_RATE:
+        cal->limit_lo = 1e-9;
+        cal->lo = 1e-3;
+        cal->hi = cal->limit_hi = 1.0;
+        break;
+    }
+}
+
+/* What each --solve is called in the table, and the unit of an integer one. */
+static const char *solve_label(solve_target solve)
+{
+    static const char *const labels[] = { "noise multiplier", "steps", "strong convexity", "epochs", "batch size",
+                                          "sampling rate" };
+    return labels[solve];
+}
+
+static const char *solve_unit(solve_target solve)
+{
+    return solve == SOLVE_STEPS ? "step" : solve == SOLVE_EPOCHS ? "epoch" : solve == SOLVE_BATCH_SIZE ? "example" : "";
+}
+
+static int print_calibration(const cli *c, const family_ctx *f, const char *method, const char *mech,
+                             const dpa_calibration *cal, int converged)
+{
+    const int integer = solves_integer(c->solve), smallest = cal->direction == DPA_SEARCH_SMALLEST;
     const cli_style style = cli_style_of(c->format);
     char value[CLI_NUMBER_SIZE], fails[CLI_NUMBER_SIZE], eps_v[CLI_NUMBER_SIZE], eps_f[CLI_NUMBER_SIZE],
-        tol[CLI_NUMBER_SIZE], target[CLI_NUMBER_SIZE], delta[CLI_NUMBER_SIZE];
-    /* Through the one rule (cli_format_value): the printed noise is rounded up
-     * and the failing noise down: with epsilon decreasing in the noise, the
-     * printed value still meets the target and the printed failing value
-     * still fails.  No failing value (the whole range meets) is absent. */
+        tol[CLI_NUMBER_SIZE], target[CLI_NUMBER_SIZE], delta[CLI_NUMBER_SIZE], steps[CLI_NUMBER_SIZE],
+        rate[CLI_NUMBER_SIZE], range_lo[CLI_NUMBER_SIZE], range_hi[CLI_NUMBER_SIZE];
+    /* Through the one rule (cli_format_value), rounded so that the printed
+     * value still meets the target and the printed failing value still
+     * fails: the noise up and its failing value down (epsilon decreases in
+     * it), a sampling rate down and its failing value up.  No failing value
+     * (the whole range meets) is absent. */
+    const cli_role value_role = smallest ? CLI_ROLE_UPPER : CLI_ROLE_LOWER;
+    const cli_role fails_role = smallest ? CLI_ROLE_LOWER : CLI_ROLE_UPPER;
     int bad = 0;
-    if (steps) snprintf(value, sizeof value, "%" PRIu64, (uint64_t)cal->value);
-    else bad |= cli_format_value(cal->value, CLI_ROLE_UPPER, style, value);
+    if (integer) snprintf(value, sizeof value, "%" PRIu64, (uint64_t)cal->value);
+    else bad |= cli_format_value(cal->value, value_role, style, value);
     if (isnan(cal->fails)) {
         snprintf(fails, sizeof fails, "%s", cli_format_absent(style));
         snprintf(eps_f, sizeof eps_f, "%s", cli_format_absent(style));
     } else {
-        if (steps) snprintf(fails, sizeof fails, "%" PRIu64, (uint64_t)cal->fails);
-        else bad |= cli_format_value(cal->fails, CLI_ROLE_LOWER, style, fails);
+        if (integer) snprintf(fails, sizeof fails, "%" PRIu64, (uint64_t)cal->fails);
+        else bad |= cli_format_value(cal->fails, fails_role, style, fails);
         bad |= cli_format_value(cal->epsilon_at_fails, CLI_ROLE_UPPER, style, eps_f);
     }
     bad |= cli_format_value(cal->epsilon_at_value, CLI_ROLE_UPPER, style, eps_v);
-    bad |= cli_format_value(steps ? 1.0 : cal->rel_tol, CLI_ROLE_PLAIN, style, tol);
+    bad |= cli_format_value(integer ? 1.0 : cal->rel_tol, CLI_ROLE_PLAIN, style, tol);
     bad |= cli_format_value(c->epsilon, CLI_ROLE_PLAIN, style, target);
     bad |= cli_format_value(c->delta, CLI_ROLE_PLAIN, style, delta);
+    if (integer) {
+        snprintf(range_lo, sizeof range_lo, "%.0f", cal->limit_lo);
+        snprintf(range_hi, sizeof range_hi, "%.0f", cal->limit_hi);
+    } else {
+        bad |= cli_format_value(cal->limit_lo, CLI_ROLE_PLAIN, style, range_lo);
+        bad |= cli_format_value(cal->limit_hi, CLI_ROLE_PLAIN, style, range_hi);
+    }
+    /* the steps and sampling rate of the mechanism at the value found (a
+     * Gaussian mechanism's; noisy-cgd has epochs and fixed batches) */
+    mechanism at;
+    dpa_error ignored = { 0 };
+    const int gaussian_steps = !f->fixed.noisy_cgd && mechanism_at(f, cal->value, &at, &ignored) == 0;
+    if (gaussian_steps) {
+        snprintf(steps, sizeof steps, "%" PRIu64, at.steps);
+        bad |= cli_format_value(at.q, c->solve == SOLVE_SAMPLING_RATE ? CLI_ROLE_LOWER : CLI_ROLE_PLAIN, style, rate);
+    } else {
+        snprintf(steps, sizeof steps, "%s", cli_format_absent(style));
+        snprintf(rate, sizeof rate, "%s", cli_format_absent(style));
+    }
     if (bad) return -1;
-    const char *what = steps ? "steps" : lambda ? "strong-convexity" : "sigma";
-    const char *tol_kind = steps ? "absolute" : "relative";
+    const char *what = solve_name(c->solve), *guide = cal->guide ? cal->guide : "";
+    const char *tol_kind = integer ? "absolute" : "relative";
 
     if (c->format == CLI_FORMAT_JSON) {
         fputs("{\n  \"mechanism\": ", stdout);
@@ -441,29 +561,47 @@ static int print_calibration(const cli *c, const char *method, const char *mech,
         printf(",\n  \"solve\": \"%s\",\n  \"target_epsilon\": %s,\n  \"delta\": %s,\n"
                "  \"value\": %s,\n  \"fails\": %s", what, target, delta, value, fails);
         printf(",\n  \"epsilon_at_value\": %s,\n  \"epsilon_at_fails\": %s", eps_v, eps_f);
-        printf(",\n  \"evaluations\": %u,\n  \"tolerance\": %s,\n  \"tolerance_type\": \"%s\"\n}\n",
-               cal->evaluations, tol, tol_kind);
+        printf(",\n  \"steps\": %s,\n  \"sampling_rate\": %s", steps, rate);
+        printf(",\n  \"range\": [%s, %s],\n  \"converged\": %s", range_lo, range_hi, converged ? "true" : "false");
+        printf(",\n  \"evaluations\": %u,\n  \"guide\": ", cal->evaluations);
+        if (cal->guide) cli_json_string(stdout, guide);
+        else fputs("null", stdout);
+        printf(",\n  \"guide_evaluations\": %u,\n  \"tolerance\": %s,\n  \"tolerance_type\": \"%s\"\n}\n",
+               cal->guide_evaluations, tol, tol_kind);
     } else if (c->format == CLI_FORMAT_CSV) {
         printf("method,solve,relation,target_epsilon,delta,value,fails,epsilon_at_value,"
-               "epsilon_at_fails,evaluations,tolerance,tolerance_type\n");
+               "epsilon_at_fails,evaluations,tolerance,tolerance_type,steps,sampling_rate,range_min,range_max,"
+               "converged,guide,guide_evaluations\n");
         cli_csv_field(stdout, method);
-        printf(",%s,%s,%s,%s,%s,%s,%s,%s,%u,%s,%s\n", what, relation_name(c->relation), target,
-               delta, value, fails, eps_v, eps_f, cal->evaluations, tol,
-               tol_kind);
+        printf(",%s,%s,%s,%s,%s,%s,%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,", what, relation_name(c->relation), target,
+               delta, value, fails, eps_v, eps_f, cal->evaluations, tol, tol_kind, steps, rate, range_lo, range_hi,
+               converged ? "true" : "false");
+        cli_csv_field(stdout, guide);
+        printf(",%u\n", cal->guide_evaluations);
     } else {
+        const char *unit = solve_unit(c->solve);
         printf("%-17s %s\n", "mechanism", mech);
         printf("%-17s %s\n", "relation", relation_name(c->relation));
         printf("%-17s %s\n", "method", method);
         printf("%-17s epsilon %s at delta %s\n", "target", target, delta);
-        printf("%-17s %s (%s)\n", steps ? "steps" : lambda ? "strong convexity" : "noise multiplier", value,
-               steps ? "the largest found that meets the target"
-                     : "the smallest found that meets the target");
+        printf("%-17s %s (%s)\n", solve_label(c->solve), value,
+               smallest ? "the smallest found that meets the target" : "the largest found that meets the target");
+        if (c->solve == SOLVE_EPOCHS) printf("%-17s %s (ceil(epochs / sampling rate))\n", "steps", steps);
+        if (c->solve == SOLVE_BATCH_SIZE)
+            printf("%-17s %s (batch size / dataset size %" PRIu64 ")\n", "sampling rate", rate, c->dataset);
         if (isnan(cal->fails)) printf("%-17s none (every value searched meets the target)\n", "fails at");
         else printf("%-17s %s (epsilon %s)\n", "fails at", fails, eps_f);
         printf("%-17s %s (certified upper bound)\n", "epsilon at value", eps_v);
-        printf("%-17s %u\n", "evaluations", cal->evaluations);
-        if (steps) printf("%-17s 1 step\n", "tolerance");
+        printf("%-17s [%s, %s]\n", "range searched", range_lo, range_hi);
+        if (cal->guide && cal->guide_evaluations)
+            printf("%-17s %u (and %u of %s for the start)\n", "evaluations", cal->evaluations, cal->guide_evaluations,
+                   guide);
+        else printf("%-17s %u\n", "evaluations", cal->evaluations);
+        if (integer) printf("%-17s 1 %s\n", "tolerance", unit);
         else printf("%-17s %s (relative width of the final bracket)\n", "tolerance", tol);
+        if (!converged)
+            printf("%-17s the tolerance was not reached within %u evaluations: the bracket above is the best "
+                   "found\n", "note", cal->evaluations);
     }
     return 0;
 }
@@ -473,50 +611,35 @@ static int cmd_calibrate(const cli *c, const mechanism *m)
     dpa_error err = { 0 };
     dpa_options opt;
     make_options(c, &opt);
-    family_ctx f = { *m, c->solve };
+    family_ctx f = { *m, c->solve, c->dataset, c->without_replacement };
     dpa_calibration cal;
-    if (c->solve == SOLVE_STEPS) {
-        dpa_calibration_init(&cal, DPA_SEARCH_LARGEST);
-        cal.integer = 1;
-        cal.lo = 1.0;
-        cal.hi = 1000.0;
-        cal.limit_lo = 1.0;
-        cal.limit_hi = 1e15;
-    } else if (c->solve == SOLVE_STRONG_CONVEXITY) {
-        /* eps decreases in lambda while c = max(|1 - eta lambda|, |1 - eta beta|)
-         * does: up to eta lambda = 1, and up to beta (lambda <= beta) when the
-         * smoothness is given; the smallest lambda meeting the target. */
-        dpa_calibration_init(&cal, DPA_SEARCH_SMALLEST);
-        double top = 1.0 / m->step_size;
-        if (!m->smoothness_follows) top = fmin(top, m->smoothness);
-        cal.limit_hi = top;
-        cal.limit_lo = top * 1e-15;
-        cal.hi = top;
-        cal.lo = top * 1e-6;
-    } else {
-        dpa_calibration_init(&cal, DPA_SEARCH_SMALLEST);
-        cal.lo = 0.1;
-        cal.hi = 10.0; /* widened by the search when it misses */
-    }
+    calibration_for(c, m, &cal);
     const char *method = c->accountant;
     if (!method) {
         /* a representative member of the family decides the accountant:
-         * two steps so that the composition is part of its shape */
-        dpa_event *probe = mechanism_family(c->solve == SOLVE_STEPS ? 2.0 : 1.0, &f, &err);
+         * two steps (or epochs) so that the composition is part of its
+         * shape, a sampling rate below 1 so that the sampling is */
+        double probe_at = c->solve == SOLVE_STEPS || c->solve == SOLVE_EPOCHS ? 2.0
+                          : c->solve == SOLVE_SAMPLING_RATE                   ? 0.5
+                                                                              : 1.0;
+        dpa_event *probe = mechanism_family(probe_at, &f, &err);
         if (!probe) return library_error(&err);
         method = default_accountant(probe, &opt, &err);
         dpa_event_free(probe);
         if (!method) return library_error(&err);
     }
-    int st = dpa_calibrate_search(method, &opt, mechanism_family, &f, c->epsilon, c->delta, &cal,
-                                  &err);
-    if (st != DPA_OK) return library_error(&err);
+    /* rdp's closed forms place the start of a costlier accountant's search */
+    if (strcmp(method, "rdp") != 0) cal.guide = "rdp";
+    int st = dpa_calibrate_search(method, &opt, mechanism_family, &f, c->epsilon, c->delta, &cal, &err);
+    /* out of runs: the best bracket, flagged, when something met the target */
+    const int converged = st == DPA_OK;
+    if (st != DPA_OK && !(st == DPA_EACCURACY && isfinite(cal.value))) return library_error(&err);
     dpa_event *found = mechanism_family(cal.value, &f, &err);
     if (!found) return library_error(&err);
     char mech[DESCRIPTION_SIZE];
     dpa_event_describe(found, mech, sizeof mech);
     dpa_event_free(found);
-    if (print_calibration(c, method, mech, &cal)) return nan_output();
+    if (print_calibration(c, &f, method, mech, &cal, converged)) return nan_output();
     return CLI_EXIT_OK;
 }
 

@@ -483,23 +483,158 @@ if is_json "$TMP/out"; then pass "delta json is valid JSON"; else fail "delta js
 
 # ---- calibrate ---------------------------------------------------------------
 
+# upper ARGS...: the certified upper epsilon 'dpacct epsilon ARGS' prints
+# (empty on failure): the accountant queried afresh at a calibrated value.
+upper() {
+    "$DPACCT" epsilon "$@" 2>/dev/null | awk '$1 == "upper" { print $2; exit }'
+}
+
+# col NAME: field NAME of the one-row CSV on stdout.
+col() {
+    awk -F, -v k="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i; next }
+        NR == 2 && c { print $c; exit }' "$TMP/out"
+}
+
 expect_ok "calibrate finds a noise multiplier" '^noise multiplier +[0-9]' \
     calibrate --epsilon 1 --delta 1e-5 --accountant gaussian
-check "calibrated sigma meets the target and is within 1e-6 of $SIGMA_EPS1" \
-    "v1 >= v2 && v1 <= v2 * (1 + 1e-6)" "$(awk '/^noise multiplier/ { print $3 }' "$TMP/out")" "$SIGMA_EPS1"
+# the default tolerance, 1e-4: the sigma found is at most 1e-4 above the
+# exact boundary, and sigma (1 - 2e-4) fails the target
+SIG=$(awk '/^noise multiplier/ { print $3 }' "$TMP/out")
+check "calibrated sigma meets the target and is within 1e-4 (the default) of $SIGMA_EPS1" \
+    "v1 >= v2 && v1 <= v2 * (1 + 1e-4)" "$SIG" "$SIGMA_EPS1"
+check "the default tolerance is 1e-4" 'v1 == "0.0001"' "$(awk '$1 == "tolerance" { print $2 }' "$TMP/out")"
+check "gaussian: eps at sigma <= 1, at sigma (1 - 2e-4) > 1" "v1 <= 1 && v2 > 1" \
+    "$(upper --sigma "$SIG" --delta 1e-5 --accountant gaussian)" \
+    "$(upper --sigma "$(awk -v s="$SIG" 'BEGIN { printf "%.10g", s * (1 - 2e-4) }')" --delta 1e-5 --accountant gaussian)"
+# the failing value printed is within the tolerance and fails (10 digits
+# printed: rounded down, so at most 1e-9 more apart)
+FAILS=$(awk '/^fails at/ { print $3 }' "$TMP/out")
+check "the failing sigma is within 1e-4 below the one found, and fails" "v2 < v1 && v1 - v2 <= (1e-4 + 1e-9) * v2 && v3 > 1" \
+    "$SIG" "$FAILS" "$(upper --sigma "$FAILS" --delta 1e-5 --accountant gaussian)"
 check "calibrate reports its evaluations" "v1 > 0" "$(field evaluations)"
-if grep -q '^tolerance ' "$TMP/out" && grep -q '^fails at ' "$TMP/out"; then
-    pass "calibrate reports the failing value and the tolerance"
+if grep -q '^tolerance ' "$TMP/out" && grep -q '^fails at ' "$TMP/out" && grep -Eq '^range searched +\[1e-06, 1000000000\]$' "$TMP/out"
+then
+    pass "calibrate reports the failing value, the range and the tolerance"
 else
-    fail "calibrate reports the failing value and the tolerance"
+    fail "calibrate reports the failing value, the range and the tolerance"
 fi
+expect_ok "calibrate --tolerance 1e-9" '^noise multiplier' \
+    calibrate --epsilon 1 --delta 1e-5 --accountant gaussian --tolerance 1e-9
+check "--tolerance 1e-9: sigma within 2e-9 of $SIGMA_EPS1 (10 digits printed)" "v1 >= v2 && v1 <= v2 * (1 + 2e-9)" \
+    "$(awk '/^noise multiplier/ { print $3 }' "$TMP/out")" "$SIGMA_EPS1"
 expect_ok "calibrate --solve sigma explicitly" '^noise multiplier' \
     calibrate --solve sigma --epsilon 1 --delta 1e-5 --steps 10
 expect_ok "calibrate --solve steps finds 28 steps for sigma 20" '^steps +28 ' \
     calibrate --solve steps --sigma 20 --epsilon 1 --delta 1e-5
 expect_ok "calibrate --format json" '"value"' calibrate --epsilon 1 --delta 1e-5 --format json
 if is_json "$TMP/out"; then pass "calibrate json is valid JSON"; else fail "calibrate json is valid JSON"; fi
+for key in '"steps"' '"sampling_rate"' '"range"' '"converged": true' '"guide"' '"guide_evaluations"'; do
+    if grep -qF "$key" "$TMP/out"; then pass "calibrate json has $key"; else fail "calibrate json has $key"; fi
+done
 expect_ok "calibrate --format csv" '^method,solve,' calibrate --epsilon 1 --delta 1e-5 --format csv
+check "calibrate csv rows have as many fields as the header" "v1 == 1" \
+    "$(awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { print (NR == 2 && !bad) ? 1 : 0 }' "$TMP/out")"
+
+# pld, started from rdp's answer: the boundary pinned by pld queried afresh
+# (sigma meets, sigma (1 - 2e-4) does not), in a few runs of pld (a count)
+SGD="--sampling-rate 0.01 --steps 1000 --delta 1e-5"
+# shellcheck disable=SC2086
+expect_ok "calibrate pld (q 0.01, T 1000, eps 3)" '^pld,sigma,' calibrate --accountant pld $SGD --epsilon 3 --format csv
+SIG=$(col value)
+# shellcheck disable=SC2086
+check "pld: eps at sigma <= 3, at sigma (1 - 2e-4) > 3" "v1 <= 3 && v2 > 3" \
+    "$(upper --accountant pld $SGD --sigma "$SIG")" \
+    "$(upper --accountant pld $SGD --sigma "$(awk -v s="$SIG" 'BEGIN { printf "%.10g", s * (1 - 2e-4) }')")"
+check "pld: the failing sigma is within 1e-4 and fails" "v2 < v1 && v1 - v2 <= (1e-4 + 1e-9) * v2 && v3 > 3" \
+    "$SIG" "$(col fails)" "$(upper --accountant pld $SGD --sigma "$(col fails)")"
+check "pld: at most 6 runs of pld, started by rdp" 'v1 <= 6 && v2 == "rdp" && v3 > 0' \
+    "$(col evaluations)" "$(col guide)" "$(col guide_evaluations)"
+
+# --solve steps with pld: T meets, T + 1 does not
+expect_ok "calibrate --solve steps (pld)" '^pld,steps,' calibrate --solve steps --accountant pld --sigma 1 \
+    --sampling-rate 0.01 --delta 1e-5 --epsilon 2 --format csv
+T=$(col value)
+check "pld steps: eps at T <= 2, at T + 1 > 2" "v1 <= 2 && v2 > 2" \
+    "$(upper --accountant pld --sigma 1 --sampling-rate 0.01 --delta 1e-5 --steps "$T")" \
+    "$(upper --accountant pld --sigma 1 --sampling-rate 0.01 --delta 1e-5 --steps $((T + 1)))"
+check "pld steps: fails at T + 1, tolerance 1 absolute" 'v1 == v2 + 1 && v3 == 1 && v4 == "absolute"' \
+    "$(col fails)" "$T" "$(col tolerance)" "$(col tolerance_type)"
+
+# --solve epochs: E meets, E + 1 does not, and T = ceil(E / q) = 250 E
+expect_ok "calibrate --solve epochs" '^epochs +[0-9]+ \(the largest' calibrate --solve epochs --sigma 1 \
+    --sampling-rate 0.004 --epsilon 3 --delta 1e-5
+E=$(field epochs)
+check "epochs: the steps are 250 per epoch" "v1 == v2 * 250" "$(field steps)" "$E"
+check "epochs: eps at E <= 3, at E + 1 > 3 (rdp)" "v1 <= 3 && v2 > 3" \
+    "$(upper --accountant rdp --sigma 1 --sampling-rate 0.004 --delta 1e-5 --epochs "$E")" \
+    "$(upper --accountant rdp --sigma 1 --sampling-rate 0.004 --delta 1e-5 --epochs $((E + 1)))"
+expect_ok "calibrate --solve epochs without sampling is --solve steps (28 for sigma 20)" '^epochs +28 ' \
+    calibrate --solve epochs --sigma 20 --epsilon 1 --delta 1e-5
+expect_ok "calibrate --solve epochs --format json" '"solve": "epochs"' calibrate --solve epochs --sigma 1 \
+    --sampling-rate 0.004 --epsilon 3 --delta 1e-5 --format json
+if is_json "$TMP/out"; then pass "calibrate epochs json is valid JSON"; else fail "calibrate epochs json is valid JSON"; fi
+check "epochs json: steps = 250 value" "v1 == v2 * 250" \
+    "$(sed -n 's/^  "steps": \([0-9]*\),$/\1/p' "$TMP/out")" "$(sed -n 's/^  "value": \([0-9]*\),$/\1/p' "$TMP/out")"
+
+# --solve batch-size: B meets, B + 1 does not; q = B/N
+expect_ok "calibrate --solve batch-size" '^rdp,batch-size,' calibrate --solve batch-size --sigma 1 \
+    --dataset-size 60000 --steps 10000 --epsilon 3 --delta 1e-5 --format csv
+B=$(col value)
+check "batch-size: sampling rate B/60000" "v1 * 60000 > v2 - 1e-6 && v1 * 60000 < v2 + 1e-6" "$(col sampling_rate)" "$B"
+check "batch-size: eps at B <= 3, at B + 1 > 3 (rdp)" "v1 <= 3 && v2 > 3" \
+    "$(upper --accountant rdp --sigma 1 --steps 10000 --delta 1e-5 --dataset-size 60000 --batch-size "$B")" \
+    "$(upper --accountant rdp --sigma 1 --steps 10000 --delta 1e-5 --dataset-size 60000 --batch-size $((B + 1)))"
+# sigma 20, 28 steps meet eps 1 even unsampled (floor((20/3.7306)^2) = 28):
+# the whole dataset, and nothing fails (pld: rdp is not tight enough there)
+expect_ok "calibrate --solve batch-size: the whole dataset meets" '^batch size +100 ' calibrate --solve batch-size \
+    --sigma 20 --steps 28 --dataset-size 100 --epsilon 1 --delta 1e-5 --accountant pld
+if grep -Eq '^fails at +none' "$TMP/out"; then pass "batch-size: nothing fails"; else fail "batch-size: nothing fails"; fi
+expect_ok "calibrate --solve batch-size without replacement" '^batch size +[0-9]' calibrate --solve batch-size \
+    --sampling without-replacement --relation replace-one --sigma 1 --dataset-size 60000 --steps 1000 \
+    --epsilon 1 --delta 1e-5
+B=$(awk '/^batch size/ { print $3 }' "$TMP/out")
+check "batch-size without replacement: eps at B <= 1, at B + 1 > 1 (rdp)" "v1 <= 1 && v2 > 1" \
+    "$(upper --accountant rdp --sigma 1 --steps 1000 --delta 1e-5 --relation replace-one \
+        --sampling without-replacement --dataset-size 60000 --batch-size "$B")" \
+    "$(upper --accountant rdp --sigma 1 --steps 1000 --delta 1e-5 --relation replace-one \
+        --sampling without-replacement --dataset-size 60000 --batch-size $((B + 1)))"
+
+# --solve sampling-rate: q meets, q (1 + 2e-4) does not
+expect_ok "calibrate --solve sampling-rate" '^rdp,sampling-rate,' calibrate --solve sampling-rate --sigma 1 \
+    --steps 10000 --epsilon 3 --delta 1e-5 --format csv
+Q=$(col value)
+check "sampling-rate: eps at q <= 3, at q (1 + 2e-4) > 3 (rdp)" "v1 <= 3 && v2 > 3" \
+    "$(upper --accountant rdp --sigma 1 --steps 10000 --delta 1e-5 --sampling-rate "$Q")" \
+    "$(upper --accountant rdp --sigma 1 --steps 10000 --delta 1e-5 \
+        --sampling-rate "$(awk -v q="$Q" 'BEGIN { printf "%.10g", q * (1 + 2e-4) }')")"
+check "sampling-rate: the failing rate is within 1e-4 above and fails" \
+    "v2 > v1 && v2 - v1 <= (1e-4 + 1e-9) * v1 && v3 > 3" "$Q" "$(col fails)" \
+    "$(upper --accountant rdp --sigma 1 --steps 10000 --delta 1e-5 --sampling-rate "$(col fails)")"
+check "sampling-rate: relative tolerance 1e-4" 'v1 == "0.0001" && v2 == "relative"' "$(col tolerance)" \
+    "$(col tolerance_type)"
+expect_ok "calibrate --solve sampling-rate: q = 1 meets" '^sampling rate +1 ' calibrate --solve sampling-rate \
+    --sigma 20 --steps 28 --epsilon 1 --delta 1e-5 --accountant pld
+
+# a target out of reach: one line, status 1, the end of the range and its epsilon
+expect_error "calibrate: an unreachable target is an error (rdp floor)" 1 \
+    "at sigma = 1000000000 (the largest searched) the certified epsilon is 0.0035" \
+    calibrate --accountant rdp --sampling-rate 0.004 --steps 10000 --epsilon 0.001 --delta 1e-5
+expect_error "calibrate: --sigma-max bounds the search" 1 \
+    "for sigma in [1e-06, 100]: at sigma = 100 (the largest searched) the certified epsilon is" \
+    calibrate --accountant gaussian --epsilon 0.01 --delta 1e-5 --sigma-max 100
+expect_ok "calibrate: --sigma-min bounds the search" '^fails at +none' \
+    calibrate --accountant gaussian --epsilon 1 --delta 1e-5 --sigma-min 5
+check "--sigma-min: the range's edge is the answer" 'v1 == 5' "$(awk '/^noise multiplier/ { print $3 }' "$TMP/out")"
+expect_error "calibrate --solve steps: even one step exceeds" 1 \
+    "at steps = 1 (the smallest searched) the certified epsilon is" \
+    calibrate --solve steps --sigma 0.5 --epsilon 0.5 --delta 1e-5
+expect_error "calibrate --solve epochs: even one epoch exceeds" 1 "at epochs = 1 (the smallest searched)" \
+    calibrate --solve epochs --sigma 0.5 --sampling-rate 0.01 --epsilon 0.1 --delta 1e-5
+expect_error "calibrate --solve batch-size: even one example exceeds" 1 "at batch-size = 1 (the smallest searched)" \
+    calibrate --solve batch-size --sigma 0.5 --dataset-size 100 --steps 100000 --epsilon 0.5 --delta 1e-5
+expect_error "calibrate --solve sampling-rate: even q = 1e-9 exceeds" 1 \
+    "at sampling-rate = 1e-09 (the smallest searched)" \
+    calibrate --solve sampling-rate --sigma 0.5 --steps 100000 --epsilon 0.01 --delta 1e-5
 
 # ---- compare: the DP-SGD example ----------------------------------------------
 
@@ -587,7 +722,13 @@ bad_values --dataset-size "epsilon --sigma 1 --delta 1e-5 --batch-size 10" $COUN
 bad_values --relation "epsilon --sigma 1 --delta 1e-5" add_remove replace ADD-REMOVE
 bad_values --format "epsilon --sigma 1 --delta 1e-5" xml JSON tables
 bad_values --accountant "epsilon --sigma 1 --delta 1e-5" nosuch GAUSSIAN
-bad_values --solve "calibrate --epsilon 1 --delta 1e-5" noise delta
+bad_values --solve "calibrate --epsilon 1 --delta 1e-5" noise delta batch_size rate
+# shellcheck disable=SC2086
+bad_values --tolerance "calibrate --epsilon 1 --delta 1e-5" $COMMON_BAD 0 1e-13 0.2 1
+# shellcheck disable=SC2086
+bad_values --sigma-min "calibrate --epsilon 1 --delta 1e-5" $COMMON_BAD 0
+# shellcheck disable=SC2086
+bad_values --sigma-max "calibrate --epsilon 1 --delta 1e-5" $COMMON_BAD 0
 expect_usage "a value with a newline still gives one line" --sigma \
     epsilon --delta 1e-5 --sigma "$(printf '1\n2')"
 
@@ -632,6 +773,43 @@ expect_usage "calibrate --solve steps refuses --steps" --steps \
     calibrate --solve steps --sigma 1 --epsilon 1 --delta 1e-5 --steps 10
 expect_usage "calibrate --solve steps refuses --epochs" --epochs \
     calibrate --solve steps --sigma 1 --epsilon 1 --delta 1e-5 --epochs 2
+expect_usage "calibrate --solve epochs refuses --steps" --steps \
+    calibrate --solve epochs --sigma 1 --sampling-rate 0.1 --epsilon 1 --delta 1e-5 --steps 10
+expect_usage "calibrate --solve epochs refuses --epochs" --epochs \
+    calibrate --solve epochs --sigma 1 --sampling-rate 0.1 --epsilon 1 --delta 1e-5 --epochs 2
+expect_usage "calibrate --solve epochs needs --sigma" --sigma calibrate --solve epochs --epsilon 1 --delta 1e-5
+expect_usage "calibrate --solve batch-size needs --dataset-size" --dataset-size \
+    calibrate --solve batch-size --sigma 1 --steps 10 --epsilon 1 --delta 1e-5
+expect_usage "calibrate --solve batch-size refuses --batch-size" --batch-size \
+    calibrate --solve batch-size --sigma 1 --steps 10 --epsilon 1 --delta 1e-5 --dataset-size 100 --batch-size 10
+expect_usage "calibrate --solve batch-size refuses --sampling-rate" --sampling-rate \
+    calibrate --solve batch-size --sigma 1 --steps 10 --epsilon 1 --delta 1e-5 --sampling-rate 0.1
+expect_usage "calibrate --solve batch-size refuses --epochs" --epochs \
+    calibrate --solve batch-size --sigma 1 --epochs 10 --epsilon 1 --delta 1e-5 --dataset-size 100
+expect_usage "calibrate --solve batch-size needs two examples" --dataset-size \
+    calibrate --solve batch-size --sigma 1 --steps 10 --epsilon 1 --delta 1e-5 --dataset-size 1
+expect_usage "calibrate --solve sampling-rate refuses --sampling-rate" --sampling-rate \
+    calibrate --solve sampling-rate --sigma 1 --steps 10 --epsilon 1 --delta 1e-5 --sampling-rate 0.1
+expect_usage "calibrate --solve sampling-rate refuses --batch-size" --batch-size \
+    calibrate --solve sampling-rate --sigma 1 --steps 10 --epsilon 1 --delta 1e-5 --batch-size 10 --dataset-size 100
+expect_usage "calibrate --solve sampling-rate refuses --epochs" --epochs \
+    calibrate --solve sampling-rate --sigma 1 --epochs 10 --epsilon 1 --delta 1e-5
+expect_usage "calibrate --solve sampling-rate refuses sampling without replacement" --sampling \
+    calibrate --solve sampling-rate --sigma 1 --steps 10 --epsilon 1 --delta 1e-5 --sampling without-replacement \
+    --relation replace-one
+expect_usage "calibrate --solve sampling-rate needs --sigma" --sigma \
+    calibrate --solve sampling-rate --steps 10 --epsilon 1 --delta 1e-5
+expect_usage "noisy-cgd: --solve epochs refused" --solve calibrate --mechanism noisy-cgd --solve epochs --sigma 1 \
+    --batches 10 --epochs 10 --step-size 0.1 --strong-convexity 1 --epsilon 1 --delta 1e-5
+expect_usage "--tolerance is not for an integer solve" --tolerance \
+    calibrate --solve steps --sigma 1 --epsilon 1 --delta 1e-5 --tolerance 1e-3
+expect_usage "--sigma-max only with --solve sigma" --sigma-max \
+    calibrate --solve steps --sigma 1 --epsilon 1 --delta 1e-5 --sigma-max 10
+expect_usage "--sigma-min only with --solve sigma" --sigma-min \
+    calibrate --solve steps --sigma 1 --epsilon 1 --delta 1e-5 --sigma-min 1
+expect_usage "--sigma-max must exceed --sigma-min" --sigma-max \
+    calibrate --epsilon 1 --delta 1e-5 --sigma-min 2 --sigma-max 1
+expect_usage "--tolerance is calibrate's" --tolerance epsilon --sigma 1 --delta 1e-5 --tolerance 1e-3
 expect_error "calibrate with an approximate accountant exits 1" 1 "gdp" \
     calibrate --epsilon 1 --delta 1e-5 --sampling-rate 0.01 --sigma 1 --solve steps --accountant gdp
 expect_ok "calibrate a sampled mechanism (rdp by default)" '^method +rdp$' \
