@@ -42,12 +42,14 @@ static double rdp_at(const dpa_accountant *a, size_t i)
 }
 
 /* The issue's acceptance grid: q x sigma x orders (fractional ones too),
- * within 1e-9 of MPFR and never below it. */
+ * within 1e-9 of MPFR and never below it.  1.001 is the smallest order the
+ * default search over real orders uses (accountants/rdp/rdp.c): the
+ * quadrature's cancellation near order 1 must stay inside its pad there. */
 START_TEST(poisson_gaussian_matches_mpfr_quadrature)
 {
     const double qs[] = { 1e-5, 1e-3, 0.01, 0.1, 0.5, 1.0 };
     const double sigmas[] = { 0.3, 0.5, 1.0, 2.0, 5.0, 20.0, 100.0 };
-    const double orders[] = { 1.01, 1.25, 1.5, 1.75, 2.0, 2.75, 3.0, 4.5, 7.25, 10.0, 11.0, 32.0, 64.0, 100.5, 256.0, 256.1, 1024.0 };
+    const double orders[] = { 1.001, 1.01, 1.25, 1.5, 1.75, 2.0, 2.75, 3.0, 4.5, 7.25, 10.0, 11.0, 32.0, 64.0, 100.5, 256.0, 256.1, 1024.0 };
     const size_t n_orders = sizeof orders / sizeof orders[0];
     double worst = 0.0;
     /* quick (valgrind): the MPFR quadratures are the cost; every (q, sigma)
@@ -491,17 +493,64 @@ START_TEST(relations_and_refusals)
 }
 END_TEST
 
-/* Tiny delta drives the optimum to the largest order: the edge is flagged. */
+/* Tiny delta drives the optimum to large orders.  On a list of orders the
+ * largest is then reported with the edge flag; the default search goes
+ * past the grid's 1024 to the optimum over the reals, which for a Gaussian
+ * (eps(alpha) = rho alpha) solves d/d alpha of the CKS conversion = 0:
+ *   rho (alpha - 1)^2 = log(1/delta) - log(alpha),
+ * and flags the edge only at the end of its range, 65536. */
+static double gaussian_cks_optimal_order(double rho, double delta)
+{
+    double lo = 1.0 + 1e-9, hi = 1e12;   /* the left side grows, the right shrinks */
+    for (int i = 0; i < 200; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (rho * (mid - 1.0) * (mid - 1.0) < -log(delta) - log(mid)) lo = mid; else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
 START_TEST(edge_of_the_grid_is_reported)
 {
     dpa_error err = { 0 };
+    double grid[128], v[128];
+    size_t n;
     dpa_accountant *a = rdp_with(NULL, 0, DPA_ADD_REMOVE, dpa_event_gaussian(200.0, &err));
-    dpa_bound b;
+    ck_assert_int_eq(dpa_accountant_rdp_curve(a, grid, v, 128, &n, &err), DPA_OK);
+    dpa_accountant *listed = rdp_with(grid, n, DPA_ADD_REMOVE, dpa_event_gaussian(200.0, &err));
+    dpa_bound b, g;
+    ck_assert_int_eq(dpa_accountant_epsilon(listed, 1e-300, &g, &err), DPA_OK);
+    ck_assert_double_eq(g.order, 1024.0);
+    ck_assert(g.flags & DPA_ORDER_AT_EDGE);
     ck_assert_int_eq(dpa_accountant_epsilon(a, 1e-300, &b, &err), DPA_OK);
-    ck_assert_double_eq(b.order, 1024.0);
-    ck_assert(b.flags & DPA_ORDER_AT_EDGE);
+    double want = gaussian_cks_optimal_order(1.0 / (2.0 * 200.0 * 200.0), 1e-300);   /* 7386.7 */
+    ck_assert_msg(fabs(b.order - want) <= 1e-4 * want, "order %.10g, optimum %.10g", b.order, want);
+    ck_assert(!(b.flags & DPA_ORDER_AT_EDGE));
+    ck_assert_double_lt(b.upper, g.upper);
     ck_assert_int_eq(dpa_accountant_epsilon(a, 1e-5, &b, &err), DPA_OK);
     ck_assert(!(b.flags & DPA_ORDER_AT_EDGE));
+    dpa_accountant_free(a);
+    dpa_accountant_free(listed);
+    /* sigma 1e4: the optimum, 3.7e5, is past the search's range */
+    a = rdp_with(NULL, 0, DPA_ADD_REMOVE, dpa_event_gaussian(1e4, &err));
+    ck_assert_int_eq(dpa_accountant_epsilon(a, 1e-300, &b, &err), DPA_OK);
+    ck_assert_double_eq(b.order, 65536.0);
+    ck_assert(b.flags & DPA_ORDER_AT_EDGE);
+    ck_assert_int_eq(dpa_accountant_delta(a, 1e-3, &b, &err), DPA_OK);
+    ck_assert_double_eq(b.order, 65536.0);
+    ck_assert(b.flags & DPA_ORDER_AT_EDGE);
+    dpa_accountant_free(a);
+    /* sigma 0.3, 1e9 steps, delta 0.1: the optimum, 1 + 2e-5, is below the
+     * range: 1.001, where the CKS conversion of rho alpha is in closed form */
+    a = rdp_with(NULL, 0, DPA_ADD_REMOVE, dpa_event_self_composed(dpa_event_gaussian(0.3, &err), 1000000000, &err));
+    ck_assert_int_eq(dpa_accountant_epsilon(a, 0.1, &b, &err), DPA_OK);
+    ck_assert_double_eq(b.order, 1.001);
+    ck_assert(b.flags & DPA_ORDER_AT_EDGE);
+    double rho = 1e9 / (2.0 * 0.3 * 0.3);
+    double at_edge = rho * 1.001 + log1p(-1.0 / 1.001) - (log(0.1) + log(1.001)) / 0.001;
+    /* rdp_gaussian pads its closed form by 1e-11 (rdp_curves.c) */
+    ck_assert_msg(b.upper >= at_edge && rel_err(b.upper, at_edge) < 2e-11, "%.17g vs %.17g", b.upper, at_edge);
+    /* dp_accounting and Opacus (their smallest order, 1.1): 6111111130.785966 */
+    ck_assert_double_lt(b.upper, 6111111130.785966);
     dpa_accountant_free(a);
 }
 END_TEST
