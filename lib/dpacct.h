@@ -322,7 +322,9 @@ typedef struct dpa_options {
     dpa_relation relation;
     /* Accountant-specific knobs; 0 / NULL means "the accountant's default". */
     double tolerance;     /* relative accuracy target for eps queries */
-    const double *orders; /* rdp: Renyi orders, finite and > 1, copied at creation */
+    const double *orders; /* rdp: Renyi orders, finite and > 1, copied at creation,
+                           * used alone; NULL: a default grid of 94 and a search
+                           * over the real orders around its best (docs/api.md) */
     size_t num_orders;    /* at most DPA_MAX_ORDERS */
 } dpa_options;
 

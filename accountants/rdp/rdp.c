@@ -791,7 +791,8 @@ static size_t rdp_curve_copy(const void *state, double *orders, double *eps, siz
 
 const dpa_accountant_ops dpa_rdp_accountant = {
     .name = "rdp",
-    .summary = "Renyi DP on a grid of orders (Mironov 2017) with the Canonne-Kamath-Steinke conversion",
+    .summary = "Renyi DP (Mironov 2017) on a grid of orders and the best real order near it, "
+               "Canonne-Kamath-Steinke conversion",
     .state_size = sizeof(rdp_state),
     .init = rdp_init,
     .destroy = rdp_destroy,
