@@ -795,10 +795,12 @@ START_TEST(search_never_above_grid)
 }
 END_TEST
 
-/* The search keeps the distinct mechanisms composed; past 1024 of them it
- * gives the list up and answers on the grid, the same number as the
- * default grid given as a list.  Composing one mechanism again adds to its
- * count: 100 steps composed one by one answer as the 100-fold composition. */
+/* The search keeps the distinct mechanisms composed; past 1024 of them, or
+ * with a shuffled event (its curve costs a pass over every clone count per
+ * call), it gives the list up and answers on the grid, the same number as
+ * the default grid given as a list.  Composing one mechanism again adds to
+ * its count: 100 steps composed one by one answer as the 100-fold
+ * composition. */
 START_TEST(search_keeps_distinct_mechanisms)
 {
     double grid[128];
@@ -823,6 +825,16 @@ START_TEST(search_keeps_distinct_mechanisms)
     }
     ck_assert_int_eq(dpa_accountant_epsilon(a, 1e-5, &b, &err), DPA_OK);
     ck_assert_int_eq(dpa_accountant_epsilon(g, 1e-5, &bg, &err), DPA_OK);
+    ck_assert_double_eq(b.upper, bg.upper);
+    ck_assert_double_eq(b.order, bg.order);
+    dpa_accountant_free(a);
+    dpa_accountant_free(g);
+    dpa_event *parts[] = { dpa_event_gaussian(3.0, &err), dpa_event_self_composed(dpa_event_shuffled(1.0, 100, &err), 5, &err) };
+    dpa_event *mixed = dpa_event_composed(parts, 2, &err);
+    a = rdp_with(NULL, 0, DPA_REPLACE_ONE, dpa_event_copy(mixed, &err));
+    g = rdp_with(grid, n, DPA_REPLACE_ONE, mixed);
+    ck_assert_int_eq(dpa_accountant_epsilon(a, 1e-6, &b, &err), DPA_OK);
+    ck_assert_int_eq(dpa_accountant_epsilon(g, 1e-6, &bg, &err), DPA_OK);
     ck_assert_double_eq(b.upper, bg.upper);
     ck_assert_double_eq(b.order, bg.order);
     dpa_accountant_free(a);

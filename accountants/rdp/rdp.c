@@ -343,13 +343,13 @@ static int keep_component(const dpa_event *leaf, double times, void *ctx, dpa_er
      * call, whatever the number of orders (seconds at 1e5 users), so one
      * call per order tried would multiply a query's cost by the number of
      * orders tried.  Such a composition is answered on the grid. */
-    if (contains_kind(leaf, DPA_EVENT_SHUFFLED)) return DPA_ENOMEM;
+    if (contains_kind(leaf, DPA_EVENT_SHUFFLED)) return DPA_EUNSUPPORTED;
     for (size_t i = 0; i < s->n_comp; i++)
         if (same_event(s->comp[i].event, leaf)) {
             s->comp[i].times = add_counts_up(s->comp[i].times, times);
             return DPA_OK;
         }
-    if (s->n_comp == RDP_MAX_COMPONENTS) return DPA_ENOMEM;
+    if (s->n_comp == RDP_MAX_COMPONENTS) return DPA_EUNSUPPORTED;
     if (s->n_comp == s->cap_comp) {
         size_t cap = s->cap_comp ? 2 * s->cap_comp : 4;
         rdp_component *p = realloc(s->comp, cap * sizeof *p);
