@@ -87,11 +87,16 @@ enum {
     DPA_UNBOUNDED = 1u << 3,     /* no finite epsilon: upper = +inf */
     DPA_CONV_CLASSIC = 1u << 4,  /* zCDP/RDP: eps = rho + 2 sqrt(rho log 1/delta) */
     DPA_CONV_CKS = 1u << 5,      /* zCDP/RDP: Canonne-Kamath-Steinke 2020 conversion */
-    DPA_ORDER_AT_EDGE = 1u << 6, /* RDP: optimal order at the edge of the grid */
-    DPA_PAIR_LOWER = 1u << 7     /* `lower` bounds the eps of the dominating pair (or
+    DPA_ORDER_AT_EDGE = 1u << 6, /* RDP: optimal order at the edge of the orders
+                                  * searched (the caller's list, or the default
+                                  * search's range 1.001 .. 65536) */
+    DPA_PAIR_LOWER = 1u << 7,    /* `lower` bounds the eps of the dominating pair (or
                                   * GDP bound) used -- sampling without replacement,
                                   * noisy_cgd -- the mechanism itself may have a
                                   * smaller eps */
+    DPA_CONV_TV = 1u << 8        /* RDP: total variation bound from the KL divergence
+                                  * (Bretagnolle-Huber): delta <= sqrt(1 - e^-eps(alpha)),
+                                  * eps = 0 when that is at most delta */
 };
 
 /* The answer to a privacy query.  The true value lies in [lower, upper];
@@ -317,7 +322,9 @@ typedef struct dpa_options {
     dpa_relation relation;
     /* Accountant-specific knobs; 0 / NULL means "the accountant's default". */
     double tolerance;     /* relative accuracy target for eps queries */
-    const double *orders; /* rdp: Renyi orders, finite and > 1, copied at creation */
+    const double *orders; /* rdp: Renyi orders, finite and > 1, copied at creation,
+                           * used alone; NULL: a default grid of 94 and a search
+                           * over the real orders around its best (docs/api.md) */
     size_t num_orders;    /* at most DPA_MAX_ORDERS */
 } dpa_options;
 

@@ -64,8 +64,9 @@ size_t dpa_bound_describe(unsigned flags, char *buf, size_t size)
         { DPA_UNBOUNDED, "no finite bound" },
         { DPA_CONV_CLASSIC, "classic conversion" },
         { DPA_CONV_CKS, "Canonne-Kamath-Steinke conversion" },
-        { DPA_ORDER_AT_EDGE, "optimal order at grid edge: extend the grid" },
+        { DPA_ORDER_AT_EDGE, "optimal order at the edge of the orders searched" },
         { DPA_PAIR_LOWER, "lower bound of the dominating pair" },
+        { DPA_CONV_TV, "total variation (Bretagnolle-Huber) conversion" },
     };
     size_t used = 0;
     if (!buf) size = 0;

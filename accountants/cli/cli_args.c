@@ -40,7 +40,8 @@ static const cli_option option_table[OPT_COUNT] = {
     [OPT_ACCOUNTANT] = { "accountant", "NAME", "accounting method (default: the first that supports the mechanism)" },
     [OPT_SOLVE] = { "solve", "WHAT", "what to solve for: sigma (default), steps, epochs, batch-size (with "
                                      "--dataset-size), sampling-rate, or strong-convexity (noisy-cgd)" },
-    [OPT_ORDERS] = { "orders", "LIST", "rdp: comma-separated Renyi orders > 1 (default: 94 from 1.25 to 1024)" },
+    [OPT_ORDERS] = { "orders", "LIST", "rdp: comma-separated Renyi orders > 1, used alone (default: 94 from 1.25 "
+                                       "to 1024, then the best real order near the best of them)" },
     [OPT_FORMAT] = { "format", "FMT", "output format: table (default), json or csv" },
     [OPT_EPS_ERROR] = { "eps-error", "X", "pld: largest bracket width relative to the answer, 0 < X < 1 (default 1e-3)" },
     [OPT_EPS_MIN] = { "eps-min", "A", "the smallest epsilon of the profile, A >= 0 (default 0)" },

@@ -1,5 +1,6 @@
 /*
- * rdp.c - Renyi differential privacy (Mironov 2017) on a grid of orders.
+ * rdp.c - Renyi differential privacy (Mironov 2017) on a grid of orders,
+ * and over the real orders between them.
  *
  * The state is eps(alpha) for each order of the grid; composition adds
  * curves (Mironov 2017, Prop. 1).  A whole event is turned into one curve
@@ -9,6 +10,15 @@
  * Prop. 3) or the improved one of Canonne, Kamath & Steinke 2020 (Prop. 12),
  * equivalently Balle et al. 2020 (Thm 21):
  *   eps(alpha) + log((alpha - 1)/alpha) - (log delta + log alpha)/(alpha - 1).
+ *
+ * With the default grid (no orders given) the accountant also keeps the
+ * distinct mechanisms composed (copies, with their counts), so that a
+ * query can evaluate the curve at any real order: after the grid minimum
+ * it searches the orders between the best grid order's neighbours (see
+ * "the search over real orders" below).  Every value it evaluates is a
+ * certified upper bound, so the minimum over the grid and the searched
+ * orders is one too, and never above the grid's.  Orders given by the
+ * caller are used alone, as given.
  */
 #include "internal.h"
 #include "numerics.h"
@@ -20,10 +30,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A distinct mechanism composed, as dpa_event_visit_leaves hands it (a node
+ * that is not a composition), and how many times (rounded up). */
+typedef struct {
+    dpa_event *event;    /* owned copy */
+    double times;
+    int grid_dependent;  /* holds a repeated_selected node, whose curve at one
+                          * order takes minima over the other orders */
+} rdp_component;
+
 typedef struct {
     size_t n;
     double *orders; /* ascending */
     dpa_sum *eps;   /* accumulated eps(alpha); +inf allowed */
+    /* the search over real orders (default grid only): the distinct
+     * mechanisms composed; `search` is cleared for good when the list is
+     * given up (see record_component) */
+    int search;
+    rdp_component *comp;
+    size_t n_comp, cap_comp;
 } rdp_state;
 
 /* The default grid: fractional orders near 1 (1.25 .. 10 by 0.25) for large
@@ -61,7 +86,17 @@ static int rdp_init(void *state, const dpa_options *opt, dpa_error *err)
     else default_orders(s->orders);
     qsort(s->orders, n, sizeof *s->orders, compare_doubles);
     s->n = n;
+    /* the caller's orders are used alone, as given */
+    s->search = opt->num_orders == 0;
     return DPA_OK;
+}
+
+static void forget_components(rdp_state *s)
+{
+    for (size_t i = 0; i < s->n_comp; i++) dpa_event_free(s->comp[i].event);
+    free(s->comp);
+    s->comp = NULL;
+    s->n_comp = s->cap_comp = 0;
 }
 
 static void rdp_destroy(void *state)
@@ -69,6 +104,7 @@ static void rdp_destroy(void *state)
     rdp_state *s = state;
     free(s->orders);
     free(s->eps);
+    forget_components(s);
 }
 
 /* ---- the curve of an event ---------------------------------------------- */
@@ -264,6 +300,80 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
     }
 }
 
+/* ---- the mechanisms kept for the search over real orders ----------------- */
+
+/* The most distinct mechanisms kept.  A query evaluates each of them at
+ * every order it tries (about 15 to 30 orders), a fraction of what
+ * composing them cost on the 94 orders of the grid; past this many the
+ * list is given up and the accountant answers on the grid alone. */
+#define RDP_MAX_COMPONENTS 1024
+
+/* Structural equality: the same kind, parameters (bitwise: the unused ones
+ * are all the same NaN), counts and children. */
+static int same_event(const dpa_event *a, const dpa_event *b)
+{
+    if (a->kind != b->kind || a->num_children != b->num_children ||
+        memcmp(a->param, b->param, sizeof a->param) || memcmp(a->count, b->count, sizeof a->count))
+        return 0;
+    for (size_t i = 0; i < a->num_children; i++)
+        if (!same_event(a->children[i], b->children[i])) return 0;
+    return 1;
+}
+
+static int contains_kind(const dpa_event *e, dpa_event_kind kind)
+{
+    if (e->kind == kind) return 1;
+    for (size_t i = 0; i < e->num_children; i++)
+        if (contains_kind(e->children[i], kind)) return 1;
+    return 0;
+}
+
+/* times + more, rounded up (both are whole counts, exact below 2^53). */
+static double add_counts_up(double times, double more)
+{
+    double t = times + more;
+    return t > 9007199254740992.0 ? nextafter(t, INFINITY) : t;
+}
+
+static int keep_component(const dpa_event *leaf, double times, void *ctx, dpa_error *err)
+{
+    (void)err;
+    rdp_state *s = ctx;
+    /* Shuffled events: clones_rdp makes one pass over every clone count per
+     * call, whatever the number of orders (seconds at 1e5 users), so one
+     * call per order tried would multiply a query's cost by the number of
+     * orders tried.  Such a composition is answered on the grid. */
+    if (contains_kind(leaf, DPA_EVENT_SHUFFLED)) return DPA_EUNSUPPORTED;
+    for (size_t i = 0; i < s->n_comp; i++)
+        if (same_event(s->comp[i].event, leaf)) {
+            s->comp[i].times = add_counts_up(s->comp[i].times, times);
+            return DPA_OK;
+        }
+    if (s->n_comp == RDP_MAX_COMPONENTS) return DPA_EUNSUPPORTED;
+    if (s->n_comp == s->cap_comp) {
+        size_t cap = s->cap_comp ? 2 * s->cap_comp : 4;
+        rdp_component *p = realloc(s->comp, cap * sizeof *p);
+        if (!p) return DPA_ENOMEM;
+        s->comp = p;
+        s->cap_comp = cap;
+    }
+    dpa_event *copy = dpa_event_copy(leaf, NULL);
+    if (!copy) return DPA_ENOMEM;
+    s->comp[s->n_comp++] = (rdp_component){ copy, times, contains_kind(leaf, DPA_EVENT_REPEATED_SELECTED) };
+    return DPA_OK;
+}
+
+/* Called once the event is in the grid: it cannot fail.  When the event
+ * cannot be kept (no memory, too many distinct mechanisms, shuffled events)
+ * the list is given up and the search with it: the grid stays exact. */
+static void record_components(rdp_state *s, const dpa_event *e)
+{
+    if (dpa_event_visit_leaves(e, keep_component, s, NULL) != DPA_OK) {
+        forget_components(s);
+        s->search = 0;
+    }
+}
+
 static int rdp_supports(const void *state, const dpa_options *opt, const dpa_event *e,
                         dpa_error *err)
 {
@@ -282,6 +392,7 @@ static int rdp_compose(void *state, const dpa_options *opt, const dpa_event *e, 
                           s->orders[i]);
     for (size_t i = 0; !st && i < s->n; i++) dpa_sum_add(&s->eps[i], c[i]);
     free(c);
+    if (!st && s->search) record_components(s, e);
     return st;
 }
 
@@ -314,12 +425,218 @@ static double curve_log_delta(const rdp_state *s, const double *eps, double epsi
     return best;
 }
 
-static void finish(const rdp_state *s, size_t best_i, int cks, dpa_bound *out)
+/* The curve at any order alpha > 1 from the mechanisms kept: each one's
+ * curve at alpha (the functions of rdp_curves.c, upper bounds at every real
+ * order) times its count, summed, and rounded up as the grid is (the
+ * product by a count as in self_composed, the compensated sum as in
+ * accumulated).  +inf when a mechanism has no finite bound at alpha or
+ * could not be evaluated to its accuracy there: no bound at that order. */
+static double curve_at(const rdp_state *s, const dpa_options *opt, double alpha)
 {
-    out->lower = 0.0;
-    out->order = s->orders[best_i];
-    out->flags = DPA_NO_LOWER | (cks ? DPA_CONV_CKS : DPA_CONV_CLASSIC);
-    if (s->n > 1 && (best_i == 0 || best_i == s->n - 1)) out->flags |= DPA_ORDER_AT_EDGE;
+    dpa_sum sum = { 0 };
+    double at = alpha;
+    rdp_state one = { .n = 1, .orders = &at };
+    for (size_t j = 0; j < s->n_comp; j++) {
+        const rdp_component *c = &s->comp[j];
+        double v = NAN;
+        if (!c->grid_dependent) {
+            if (curve(&one, opt, c->event, &v, NULL)) v = NAN;
+        } else {
+            /* Papernot & Steinke's bounds at one order take minima over
+             * other orders (repeated_selected): the grid's and alpha's */
+            rdp_state both = { .n = s->n + 1 };
+            both.orders = malloc(both.n * sizeof *both.orders);
+            double *out = malloc(both.n * sizeof *out);
+            if (both.orders && out) {
+                size_t k = 0;
+                while (k < s->n && s->orders[k] < alpha) { both.orders[k] = s->orders[k]; k++; }
+                both.orders[k] = alpha;
+                memcpy(both.orders + k + 1, s->orders + k, (s->n - k) * sizeof *both.orders);
+                if (!curve(&both, opt, c->event, out, NULL)) v = out[k];
+            }
+            free(both.orders);
+            free(out);
+        }
+        if (isnan(v) || v < 0.0) return INFINITY;
+        dpa_sum_add(&sum, v * c->times * (1.0 + 2.0 * DBL_EPSILON));
+    }
+    double v = dpa_sum_value(&sum);
+    return isfinite(v) ? v * (1.0 + 4.0 * DBL_EPSILON) : v;
+}
+
+/* What a query minimises over the orders: the conversion of eps(alpha), to
+ * eps at a delta or to log delta at an eps. */
+typedef struct {
+    const rdp_state *s;
+    const dpa_options *opt;
+    int epsilon_query;  /* 1: eps at delta; 0: log delta at eps */
+    double target;      /* log delta, or eps */
+} rdp_query;
+
+/* One order's answer: `upper` (certified: the conversion plus a bound on
+ * its own rounding, a few ulps of the magnitude of each of its terms) is
+ * what is minimised; `estimate` is the conversion as computed. */
+typedef struct {
+    double alpha, upper, estimate;
+    int cks;
+} rdp_point;
+
+static rdp_point convert(const rdp_query *q, double alpha, double eps_alpha)
+{
+    rdp_point p = { alpha, INFINITY, INFINITY, 0 };
+    if (!isfinite(eps_alpha)) return p;
+    const double am1 = alpha - 1.0, l = log1p(-1.0 / alpha), la = log(alpha);
+    double classic, improved, size_classic, size_improved;
+    if (q->epsilon_query) {
+        /* Mironov 2017, Prop. 3: eps(alpha) + log(1/delta)/(alpha - 1);
+         * CKS 2020, Prop. 12: eps(alpha) + log(1 - 1/alpha) - (log delta + log alpha)/(alpha - 1) */
+        const double log_delta = q->target;
+        classic = eps_alpha - log_delta / am1;
+        improved = eps_alpha + l - (log_delta + la) / am1;
+        size_classic = eps_alpha + fabs(log_delta) / am1;
+        size_improved = eps_alpha + fabs(l) + (fabs(log_delta) + fabs(la)) / am1;
+    } else {
+        /* the same solved for log delta: (alpha - 1)(eps(alpha) - eps), and
+         * CKS adds alpha log(1 - 1/alpha) - log(alpha - 1) */
+        classic = am1 * (eps_alpha - q->target);
+        improved = classic + alpha * l - log(am1);
+        size_classic = 1.0 + fabs(classic) + am1 * (eps_alpha + q->target);
+        size_improved = size_classic + fabs(alpha * l) + fabs(log(am1));
+    }
+    p.cks = improved < classic;
+    p.estimate = p.cks ? improved : classic;
+    p.upper = p.estimate + 16.0 * DBL_EPSILON * (p.cks ? size_improved : size_classic);
+    return p;
+}
+
+/* ---- the search over real orders ---------------------------------------------
+ *
+ * Both conversions are quasiconvex in alpha for an exact curve.  With
+ * K(alpha) = (alpha - 1) eps(alpha) = log E[(P/Q)^alpha], convex in alpha
+ * (Hoelder's inequality: a cumulant generating function) and 0 at
+ * alpha = 1, the sublevel set {alpha: eps-conversion <= c} is
+ * {K(alpha) + log(1/delta) - (alpha - 1) c <= 0} for the classic one, an
+ * interval, and CKS adds (alpha - 1) log(alpha - 1) - alpha log alpha, convex
+ * too (second derivative 1/(alpha - 1) - 1/alpha > 0); log delta(alpha) is
+ * convex outright.  So the minimum over the reals lies between the
+ * neighbours of the best grid order, and a derivative-free search on that
+ * bracket (Brent's, below) finds it.  The curve used is an upper bound,
+ * not exactly convex (rounding, quadrature pads): the search may then
+ * settle a little off the true optimum, never on a value that is not
+ * certified, and the grid minimum stays the fallback.
+ *
+ * The search runs in t = log(alpha - 1), where the grid's spacing is
+ * roughly even, and stops when its bracket is RDP_SEARCH_TOL wide: the
+ * order found is then within RDP_SEARCH_TOL (alpha - 1)/alpha < 1e-4
+ * relative of the optimum.  A fixed tolerance and at most
+ * RDP_SEARCH_MAX_STEPS evaluations: deterministic, no clock.  It takes 5
+ * to 10 evaluations inside the grid, some 25 at its low end.
+ *
+ * The range searched is [RDP_SEARCH_MIN_ORDER, RDP_SEARCH_MAX_ORDER].
+ * Below it the fractional quadrature of the subsampled Gaussian loses
+ * digits to the cancellation in (1 + x)^alpha - 1 - alpha x (a factor
+ * about 2 alpha/(alpha - 1): 2e3 ulps at 1.001, well inside rdp_curves.c's
+ * pad of 1e-11, which 1.00001 would exceed; checked against MPFR in
+ * tests/test_rdp.c), and an optimum there means eps in the hundreds.  Above
+ * it the subsampled curves are bounded by the unsampled Gaussian's
+ * (RDP_MAX_EXACT_ORDER in rdp_curves.c), no better than the order itself.
+ * Past the grid's largest order the search doubles the order while the
+ * conversion decreases.  An optimum at either end of the range is reported
+ * with DPA_ORDER_AT_EDGE. */
+#define RDP_SEARCH_MIN_ORDER 1.001
+#define RDP_SEARCH_MAX_ORDER 65536.0
+#define RDP_SEARCH_TOL 1e-4
+#define RDP_SEARCH_MAX_STEPS 80
+
+static rdp_point evaluate(const rdp_query *q, double alpha)
+{
+    return convert(q, alpha, curve_at(q->s, q->opt, alpha));
+}
+
+/* Brent's minimisation (Brent 1973, "Algorithms for Minimization without
+ * Derivatives", ch. 5, procedure localmin) on [t_lo, t_hi] in t, from the
+ * interior point x, the best so far: parabolic steps through the three
+ * best points where they fall inside the bracket and shrink it fast
+ * enough, golden-section steps otherwise: it converges whatever the
+ * function, and on a smooth one within a handful of evaluations.  Points
+ * without a bound (+inf) only ever lead to golden-section steps (their
+ * parabolas are NaN or infinite and fail the tests). */
+static rdp_point brent(const rdp_query *q, double a, double b, rdp_point x)
+{
+    const double c = 0.38196601125010515;     /* (3 - sqrt 5)/2 */
+    const double tol = 0.25 * RDP_SEARCH_TOL;  /* stops with b - a <= 4 tol */
+    double tx = log(x.alpha - 1.0), tw = tx, tv = tx;
+    double fx = x.upper, fw = fx, fv = fx, d = 0.0, e = 0.0;
+    for (int step = 0; step < RDP_SEARCH_MAX_STEPS; step++) {
+        double m = 0.5 * (a + b);
+        if (fabs(tx - m) <= 2.0 * tol - 0.5 * (b - a)) break;
+        double p = 0.0, r = 0.0, qq = 0.0;
+        if (fabs(e) > tol) {
+            r = (tx - tw) * (fx - fv);
+            qq = (tx - tv) * (fx - fw);
+            p = (tx - tv) * qq - (tx - tw) * r;
+            qq = 2.0 * (qq - r);
+            if (qq > 0.0) p = -p; else qq = -qq;
+            r = e;
+            e = d;
+        }
+        if (fabs(p) < fabs(0.5 * qq * r) && p > qq * (a - tx) && p < qq * (b - tx)) {
+            d = p / qq;                          /* parabolic step */
+            double tu = tx + d;
+            if (tu - a < 2.0 * tol || b - tu < 2.0 * tol) d = tx < m ? tol : -tol;
+        } else {
+            e = tx < m ? b - tx : a - tx;        /* golden-section step */
+            d = c * e;
+        }
+        double tu = tx + (fabs(d) >= tol ? d : d > 0.0 ? tol : -tol);
+        rdp_point u = evaluate(q, 1.0 + exp(tu));
+        double fu = u.upper;
+        if (fu <= fx) {
+            if (tu < tx) b = tx; else a = tx;
+            tv = tw; fv = fw;
+            tw = tx; fw = fx;
+            tx = tu; fx = fu;
+            x = u;
+        } else {
+            if (tu < tx) a = tu; else b = tu;
+            if (fu <= fw || tw == tx) {
+                tv = tw; fv = fw;
+                tw = tu; fw = fu;
+            } else if (fu <= fv || tv == tx || tv == tw) {
+                tv = tu; fv = fu;
+            }
+        }
+    }
+    return x;
+}
+
+/* The best order over the reals, from the grid's best (index i, point
+ * grid_best) and the curve at the smallest order searched (at_min).
+ * *edge is set when the answer is at either end of the range searched. */
+static rdp_point search_orders(const rdp_query *q, size_t i, rdp_point grid_best, rdp_point at_min, int *edge)
+{
+    const rdp_state *s = q->s;
+    double lo, hi;
+    rdp_point x = grid_best;
+    *edge = 0;
+    if (i + 1 == s->n) {
+        /* past the largest grid order: double until the conversion grows */
+        double below = s->orders[i - 1];
+        for (;;) {
+            if (2.0 * x.alpha > RDP_SEARCH_MAX_ORDER) { *edge = 1; return x; }
+            rdp_point u = evaluate(q, 2.0 * x.alpha);
+            if (!(u.upper < x.upper)) { hi = u.alpha; break; }
+            below = x.alpha;
+            x = u;
+        }
+        lo = below;
+    } else {
+        lo = i == 0 ? RDP_SEARCH_MIN_ORDER : s->orders[i - 1];
+        hi = s->orders[i + 1];
+    }
+    x = brent(q, log(lo - 1.0), log(hi - 1.0), x);
+    if (i == 0 && at_min.upper <= x.upper) { *edge = 1; return at_min; }
+    return x;
 }
 
 /* Nothing private happened: every eps(alpha) is 0.  The conversions are
@@ -338,59 +655,120 @@ static void exactly_zero(dpa_bound *out)
     out->flags = DPA_EXACT;
 }
 
+/* log of the total variation bound from eps(alpha) at one order:
+ * TV <= sqrt(1 - e^-KL) (the Bretagnolle-Huber inequality, Bretagnolle &
+ * Huber 1979; a short proof in Canonne 2022, arXiv:2202.07198) and
+ * KL = D_1 <= D_alpha <= eps(alpha) (Renyi divergences do not decrease with
+ * the order, van Erven & Harremoes 2014, Thm 3), rounded up: log and expm1
+ * are within an ulp or two.  The hockey-stick divergence at eps >= 0 is at
+ * most TV, so this is a delta for every eps, and eps = 0 is (0, delta)-DP
+ * for a delta above it (as dp_accounting's compute_epsilon and
+ * compute_delta use it). */
+static double log_tv_upper(double eps_alpha)
+{
+    if (!(eps_alpha < INFINITY)) return 0.0;
+    double v = 0.5 * log(-expm1(-eps_alpha));
+    return fmin(0.0, v + 8.0 * DBL_EPSILON * (1.0 + fabs(v)));
+}
+
+/* The grid's best point, or with the search the best over the real orders
+ * if better (at_min: the conversion at RDP_SEARCH_MIN_ORDER); the flags of
+ * the answer in *flags. */
+static rdp_point best_order(const rdp_query *q, rdp_point at_min, unsigned *flags)
+{
+    const rdp_state *s = q->s;
+    rdp_point best = { 0.0, INFINITY, INFINITY, 0 };
+    size_t best_i = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        rdp_point p = convert(q, s->orders[i], accumulated(s, i));
+        if (p.upper < best.upper) { best = p; best_i = i; }
+    }
+    int edge = s->n > 1 && (best_i == 0 || best_i == s->n - 1);
+    if (s->search && best.upper < INFINITY) {
+        rdp_point found = search_orders(q, best_i, best, at_min, &edge);
+        if (found.upper < best.upper) best = found;
+        else edge = 0;  /* the grid's best, inside the range searched */
+    }
+    *flags = DPA_NO_LOWER | (best.cks ? DPA_CONV_CKS : DPA_CONV_CLASSIC) | (edge ? DPA_ORDER_AT_EDGE : 0);
+    return best;
+}
+
+/* The curve at the smallest order a query may use: the grid's first and,
+ * with the search, RDP_SEARCH_MIN_ORDER (*at_low, +inf without the search);
+ * the smaller of the two, for the total variation bound, in *eps_tv at the
+ * order *alpha_tv. */
+static void low_orders(const rdp_state *s, const dpa_options *opt, double *at_low, double *eps_tv,
+                       double *alpha_tv)
+{
+    *at_low = s->search ? curve_at(s, opt, RDP_SEARCH_MIN_ORDER) : INFINITY;
+    *eps_tv = accumulated(s, 0);
+    *alpha_tv = s->orders[0];
+    if (*at_low <= *eps_tv) { *eps_tv = *at_low; *alpha_tv = RDP_SEARCH_MIN_ORDER; }
+}
+
 static int rdp_epsilon(void *state, const dpa_options *opt, double delta, dpa_bound *out,
                        dpa_error *err)
 {
-    (void)opt; (void)err;
+    (void)err;
     const rdp_state *s = state;
     if (curve_is_zero(s)) { exactly_zero(out); return DPA_OK; }
-    double best = INFINITY, log_delta = log(delta);
-    size_t best_i = 0;
-    int best_cks = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        double a = s->orders[i], e = accumulated(s, i);
-        if (!isfinite(e)) continue;
-        double classic = e - log_delta / (a - 1.0);
-        double improved = e + log1p(-1.0 / a) - (log_delta + log(a)) / (a - 1.0);
-        double v = fmin(classic, improved);
-        if (v < best) { best = v; best_i = i; best_cks = improved < classic; }
+    const double log_delta = log(delta);
+    rdp_query q = { s, opt, 1, log_delta };
+    double at_low, eps_tv, alpha_tv;
+    low_orders(s, opt, &at_low, &eps_tv, &alpha_tv);
+    out->lower = 0.0;
+    /* eps = 0 when the total variation is at most delta */
+    if (log_tv_upper(eps_tv) <= log_delta - 4.0 * DBL_EPSILON * fabs(log_delta)) {
+        out->estimate = out->upper = 0.0;
+        out->order = alpha_tv;
+        out->flags = DPA_NO_LOWER | DPA_CONV_TV;
+        return DPA_OK;
     }
-    if (best == INFINITY) {
-        out->lower = 0.0;
+    unsigned flags;
+    rdp_point best = best_order(&q, convert(&q, RDP_SEARCH_MIN_ORDER, at_low), &flags);
+    if (best.upper == INFINITY) {
         out->estimate = out->upper = INFINITY;
         out->order = 0.0;
         out->flags = DPA_UNBOUNDED | DPA_NO_LOWER;
         return DPA_OK;
     }
-    /* the conversion's own arithmetic: a few ulps of its largest term */
-    double slack = 16.0 * DBL_EPSILON * (fabs(best) + fabs(log_delta));
     /* the conversion may go below 0 at a huge order; "x < 0 ? 0 : x" would
      * keep a NaN for the dispatcher to refuse */
-    out->estimate = best < 0.0 ? 0.0 : best;
-    out->upper = best + slack < 0.0 ? 0.0 : best + slack;
-    finish(s, best_i, best_cks, out);
+    out->estimate = best.estimate < 0.0 ? 0.0 : best.estimate;
+    out->upper = best.upper < 0.0 ? 0.0 : best.upper;
+    out->order = best.alpha;
+    out->flags = flags;
     return DPA_OK;
 }
 
 static int rdp_delta(void *state, const dpa_options *opt, double epsilon, dpa_bound *out,
                      dpa_error *err)
 {
-    (void)opt; (void)err;
+    (void)err;
     const rdp_state *s = state;
     if (curve_is_zero(s)) { exactly_zero(out); return DPA_OK; }
-    double best = 0.0;
-    size_t best_i = 0;
-    int best_cks = 0, cks;
-    for (size_t i = 0; i < s->n; i++) {
-        double e = accumulated(s, i);
-        if (!isfinite(e)) continue;
-        double v = log_delta_at(s->orders[i], e, epsilon, &cks);
-        if (v < best) { best = v; best_i = i; best_cks = cks; }
+    rdp_query q = { s, opt, 0, epsilon };
+    double at_low, eps_tv, alpha_tv;
+    low_orders(s, opt, &at_low, &eps_tv, &alpha_tv);
+    unsigned flags;
+    rdp_point best = best_order(&q, convert(&q, RDP_SEARCH_MIN_ORDER, at_low), &flags);
+    double log_tv = log_tv_upper(eps_tv);
+    out->lower = 0.0;
+    if (log_tv < best.upper) {
+        best = (rdp_point){ alpha_tv, log_tv, log_tv, 0 };
+        flags = DPA_NO_LOWER | DPA_CONV_TV;
     }
-    out->estimate = exp(best);
-    out->upper = dpa_exp_upper(best + 16.0 * DBL_EPSILON * (1.0 + fabs(best)));
-    finish(s, best_i, best_cks, out);
-    if (best == 0.0) { out->order = 0.0; out->flags &= ~(unsigned)DPA_ORDER_AT_EDGE; }
+    if (!(best.upper < 0.0)) {
+        /* no order gives delta < 1 */
+        out->estimate = out->upper = 1.0;
+        out->order = 0.0;
+        out->flags = flags & ~(unsigned)DPA_ORDER_AT_EDGE;
+        return DPA_OK;
+    }
+    out->estimate = exp(best.estimate);
+    out->upper = dpa_exp_upper(best.upper);
+    out->order = best.alpha;
+    out->flags = flags;
     return DPA_OK;
 }
 
@@ -413,7 +791,8 @@ static size_t rdp_curve_copy(const void *state, double *orders, double *eps, siz
 
 const dpa_accountant_ops dpa_rdp_accountant = {
     .name = "rdp",
-    .summary = "Renyi DP on a grid of orders (Mironov 2017) with the Canonne-Kamath-Steinke conversion",
+    .summary = "Renyi DP (Mironov 2017) on a grid of orders and the best real order near it, "
+               "Canonne-Kamath-Steinke conversion",
     .state_size = sizeof(rdp_state),
     .init = rdp_init,
     .destroy = rdp_destroy,

@@ -826,6 +826,16 @@ else fail "rdp-curve default grid has 94 orders"; fi
 expect_ok "rdp-curve --format json" '"curve"' rdp-curve --sigma 2 --format json --orders 2,3
 expect_ok "epsilon --orders restricts the rdp grid" '^order +3$' \
     epsilon --sigma 1 --delta 1e-5 --accountant rdp --orders 2,3
+# Without --orders the best real order: issue 20's row, where dp_accounting
+# reports 2.101366525 and Opacus 2.101365272 at order 7.8 (their grids; see
+# tests/test_rdp.c) and the grid of 94 gave 2.10143063 at 7.75.  The
+# minimum over real orders (mpmath) is 2.1013221312 at 7.78083.
+expect_ok "rdp: default orders searched over the reals" '^order +7\.78' \
+    epsilon --accountant rdp --sampling-rate 0.01 --sigma 1 --steps 1000 --delta 1e-5
+check "rdp row of issue 20: 2.1013221312 <= upper <= Opacus's 2.101365272" "v1 >= 2.1013221312 && v1 <= 2.101365272" \
+    "$(field upper)"
+expect_ok "rdp: --orders 7.8 alone gives Opacus's number" '^upper +2\.10136527' \
+    epsilon --accountant rdp --sampling-rate 0.01 --sigma 1 --steps 1000 --delta 1e-5 --orders 7.8
 expect_usage "rdp-curve needs --sigma" --sigma rdp-curve --orders 2
 for bad in 1 0.5 nan inf abc "" "2,,3" "2," ",2" " 2" "2x" -3; do
     expect_usage "--orders '$bad' is refused" --orders rdp-curve --sigma 1 --orders "$bad"
