@@ -48,7 +48,9 @@ enum {
     DPA_EINVAL = -1,       /* an argument is out of its domain */
     DPA_ENOMEM = -2,       /* memory exhausted */
     DPA_EUNSUPPORTED = -3, /* the accountant cannot account for this event */
-    DPA_EACCURACY = -4,    /* requested accuracy not reachable within limits */
+    DPA_EACCURACY = -4,    /* requested accuracy not reachable within limits (a pld
+                            * query only under dpa_options.require_width; by
+                            * default it answers with DPA_WIDTH_NOT_MET) */
     DPA_ENOTFOUND = -5,    /* unknown accountant name */
     DPA_ENOBRACKET = -6,   /* a search interval does not contain a solution */
     DPA_EINTERNAL = -7     /* a result failed its consistency check (NaN, lower > upper):
@@ -88,10 +90,15 @@ enum {
     DPA_CONV_CLASSIC = 1u << 4,  /* zCDP/RDP: eps = rho + 2 sqrt(rho log 1/delta) */
     DPA_CONV_CKS = 1u << 5,      /* zCDP/RDP: Canonne-Kamath-Steinke 2020 conversion */
     DPA_ORDER_AT_EDGE = 1u << 6, /* RDP: optimal order at the edge of the grid */
-    DPA_PAIR_LOWER = 1u << 7     /* `lower` bounds the eps of the dominating pair (or
+    DPA_PAIR_LOWER = 1u << 7,    /* `lower` bounds the eps of the dominating pair (or
                                   * GDP bound) used -- sampling without replacement,
                                   * noisy_cgd -- the mechanism itself may have a
                                   * smaller eps */
+    DPA_WIDTH_NOT_MET = 1u << 8  /* the bracket is certified but wider than the
+                                  * accuracy asked (dpa_options.tolerance): the
+                                  * best the accountant reached within its limits
+                                  * (pld); the query still returns DPA_OK unless
+                                  * dpa_options.require_width is set */
 };
 
 /* The answer to a privacy query.  The true value lies in [lower, upper];
@@ -319,6 +326,12 @@ typedef struct dpa_options {
     double tolerance;     /* relative accuracy target for eps queries */
     const double *orders; /* rdp: Renyi orders, finite and > 1, copied at creation */
     size_t num_orders;    /* at most DPA_MAX_ORDERS */
+    /* What a query that cannot reach `tolerance` within the accountant's
+     * limits returns.  0 (the default): DPA_OK with the best certified
+     * bracket it found, flagged DPA_WIDTH_NOT_MET -- it always answers.
+     * Nonzero: DPA_EACCURACY, the same bracket still filled in `out` and
+     * the width reached in the message.  Either way `upper` is valid. */
+    int require_width;
 } dpa_options;
 
 /* The most orders an rdp grid may have, checked by dpa_accountant_new
@@ -353,7 +366,10 @@ const char *dpa_accountant_name(const dpa_accountant *a);
 int dpa_accountant_supports(const dpa_accountant *a, const dpa_event *e, dpa_error *err);
 /* Compose `e` into the accountant's state.  On failure the state is unchanged. */
 int dpa_accountant_compose(dpa_accountant *a, const dpa_event *e, dpa_error *err);
-/* Smallest epsilon for which the composed mechanism is (eps, delta)-DP, delta in (0, 1). */
+/* Smallest epsilon for which the composed mechanism is (eps, delta)-DP, delta in (0, 1).
+ * Both queries always fill `out` with a valid bracket when they return DPA_OK
+ * or DPA_EACCURACY; one wider than the tolerance asked is flagged
+ * DPA_WIDTH_NOT_MET (see dpa_options.require_width). */
 int dpa_accountant_epsilon(dpa_accountant *a, double delta, dpa_bound *out, dpa_error *err);
 /* Smallest delta for which the composed mechanism is (eps, delta)-DP, eps >= 0. */
 int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_error *err);

@@ -66,6 +66,7 @@ size_t dpa_bound_describe(unsigned flags, char *buf, size_t size)
         { DPA_CONV_CKS, "Canonne-Kamath-Steinke conversion" },
         { DPA_ORDER_AT_EDGE, "optimal order at grid edge: extend the grid" },
         { DPA_PAIR_LOWER, "lower bound of the dominating pair" },
+        { DPA_WIDTH_NOT_MET, "width not met: the bracket is wider than the tolerance asked" },
     };
     size_t used = 0;
     if (!buf) size = 0;

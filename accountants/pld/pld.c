@@ -719,6 +719,10 @@ static int with_fallbacks(pld_state *s, const query *q, dpa_bound *out)
 static int run_query_grids(pld_state *s, const dpa_options *opt, const query *q, dpa_bound *out,
                            dpa_error *err);
 
+/* A query always answers with the best certified bracket it found; one
+ * wider than eps_error is flagged DPA_WIDTH_NOT_MET and is DPA_OK, unless
+ * the caller asked for a hard failure (dpa_options.require_width):
+ * DPA_EACCURACY with the same bracket in `out`. */
 static int run_query(pld_state *s, const dpa_options *opt, const query *q, dpa_bound *out,
                      dpa_error *err)
 {
@@ -733,11 +737,13 @@ static int run_query(pld_state *s, const dpa_options *opt, const query *q, dpa_b
         out->flags &= ~(unsigned)DPA_UNBOUNDED;
     }
     int changed = s->n > 0 && with_fallbacks(s, q, out);
-    if (changed && st == DPA_EACCURACY && accurate_enough(out->lower, out->upper, eps_error)) st = DPA_OK;
-    if (!st) return DPA_OK;
-    if (!changed) return dpa_fail(err, st, "%s", grid_err.message);
-    return dpa_fail(err, st, "pld: bracket [%.6g, %.6g] (the grids' narrowed by the closed-form accountants) is "
-                    "wider than eps_error %g allows", out->lower, out->upper, eps_error);
+    out->flags &= ~(unsigned)DPA_WIDTH_NOT_MET;
+    if (accurate_enough(out->lower, out->upper, eps_error)) return DPA_OK;
+    out->flags |= DPA_WIDTH_NOT_MET;
+    if (!opt->require_width) return DPA_OK;
+    if (!changed) return dpa_fail(err, DPA_EACCURACY, "%s", grid_err.message);
+    return dpa_fail(err, DPA_EACCURACY, "pld: bracket [%.6g, %.6g] (the grids' narrowed by the closed-form "
+                    "accountants) is wider than eps_error %g allows", out->lower, out->upper, eps_error);
 }
 
 static int run_query_grids(pld_state *s, const dpa_options *opt, const query *q, dpa_bound *out,
