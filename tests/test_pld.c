@@ -399,10 +399,10 @@ START_TEST(extreme_inputs_stay_valid)
         dpa_bound b, br;
         int st = want_eps ? dpa_accountant_epsilon(a, cases[c].delta, &b, &err)
                           : dpa_accountant_delta(a, cases[c].eps, &b, &err);
-        ck_assert_msg(st == DPA_OK || st == DPA_EACCURACY, "case %zu: status %d (%s)", c, st, err.message);
+        ck_assert_msg(st == DPA_OK, "case %zu: status %d (%s)", c, st, err.message);
         ck_assert_msg(!isnan(b.lower) && !isnan(b.upper) && b.lower <= b.upper && b.lower >= 0.0,
                       "case %zu: bracket [%g, %g]", c, b.lower, b.upper);
-        if (st == DPA_OK) ck_assert_msg(b.upper - b.lower <= 1e-3 * b.upper, "case %zu: too wide", c);
+        if (!(b.flags & DPA_WIDTH_NOT_MET)) ck_assert_msg(b.upper - b.lower <= 1e-3 * b.upper, "case %zu: too wide", c);
         ck_assert_int_eq(want_eps ? dpa_accountant_epsilon(r, cases[c].delta, &br, &err)
                                   : dpa_accountant_delta(r, cases[c].eps, &br, &err), DPA_OK);
         if (gaussian) {
@@ -414,7 +414,8 @@ START_TEST(extreme_inputs_stay_valid)
             ck_assert_msg(b.lower <= br.upper, "case %zu: lower %.10g above rdp's upper %.10g", c, b.lower,
                           br.upper);
         }
-        printf("extreme %zu: status %d [%.6g, %.6g] (reference upper %.6g)\n", c, st, b.lower, b.upper, br.upper);
+        printf("extreme %zu: status %d [%.6g, %.6g]%s (reference upper %.6g)\n", c, st, b.lower, b.upper,
+               b.flags & DPA_WIDTH_NOT_MET ? " width not met" : "", br.upper);
         dpa_accountant_free(a);
         dpa_accountant_free(r);
     }
