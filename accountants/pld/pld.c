@@ -1024,7 +1024,7 @@ static int run_query_grids(pld_state *s, const query *q, double eps_error, const
         int st = step_grids_build(s, hc, 1, &sg);
         if (st == DPA_ENOMEM) return snprintf(why, why_size, "the coarse pass"), st;
         if (st) {
-            snprintf(why, why_size, "the mechanisms cannot be discretised (%s)", dpa_strerror(st));
+            snprintf(why, why_size, "the mechanisms cannot be discretised at the coarse step %g", hc);
             return DPA_OK;
         }
         h0 = starting_step(s, &sg, q, REFERENCE_EPS_ERROR, hc, theta);
