@@ -520,6 +520,43 @@ START_TEST(width_not_met_answers)
 }
 END_TEST
 
+/* Calibration through evaluations that all miss their width (eps_error
+ * 1e-15, every bracket flagged DPA_WIDTH_NOT_MET): only the certified
+ * upper decides, so the largest eps0 found for 50 (eps0, 1e-7) black boxes
+ * to stay within eps 3 at delta 1e-5 meets it by the exact KOV closed form,
+ * and the value just above it does not by the accountant's own upper. */
+static dpa_event *black_boxes(double eps0, void *ctx, dpa_error *err)
+{
+    (void)ctx;
+    return dpa_event_self_composed(dpa_event_epsilon_delta(eps0, 1e-7, err), 50, err);
+}
+
+START_TEST(calibration_with_width_not_met)
+{
+    dpa_error err = { 0 };
+    for (int strict = 0; strict < 2; strict++) {
+        dpa_options opt;
+        dpa_options_init(&opt);
+        opt.tolerance = 1e-15;
+        opt.require_width = strict;
+        dpa_calibration c;
+        dpa_calibration_init(&c, DPA_SEARCH_LARGEST);
+        c.lo = 0.01;
+        c.hi = 0.5;
+        c.limit_lo = 1e-3;
+        c.limit_hi = 10.0;
+        c.rel_tol = 1e-6;
+        ck_assert_msg(dpa_calibrate_search("pld", &opt, black_boxes, NULL, 3.0, 1e-5, &c, &err) == DPA_OK, "%s",
+                      err.message);
+        double exact = kov_epsilon(c.value, 1e-7, 50, 1e-5);
+        printf("pld: calibrated eps0 %.8f (fails at %.8f) at eps_error 1e-15%s: eps upper %.10g, exact %.10g\n",
+               c.value, c.fails, strict ? ", require_width" : "", c.epsilon_at_value, exact);
+        ck_assert(c.epsilon_at_value <= 3.0 && exact <= 3.0);
+        ck_assert(c.epsilon_at_fails > 3.0);
+    }
+}
+END_TEST
+
 /* Issue 20: a looser eps_error never ends with a wider bracket.  For each
  * query and each pair of tolerances, when the looser one misses its width
  * its bracket is no wider than the tighter one's (and the tighter one then
@@ -587,6 +624,7 @@ int main(void)
     tcase_add_test(tc, calibration_through_pld);
     tcase_add_test(tc, width_not_met_answers);
     tcase_add_test(tc, width_is_monotone_in_eps_error);
+    tcase_add_test(tc, calibration_with_width_not_met);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
