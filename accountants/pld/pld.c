@@ -69,10 +69,14 @@
  * profile evaluated at every node of the single steps, twice (the
  * attempt, all_steps_discretise): about NODE_WORK units per node.  The
  * calibration pass stops refining refused steps after CALIBRATION_BUDGET
- * units of them (about a second), and starts no try after WORK_BUDGET
- * units of transforms. */
+ * units of them (about a tenth of a second: a composition whose grids
+ * cannot be built at any step, such as a Gaussian whose every loss is
+ * beyond e^709, is answered by the closed forms alone, and a calibration
+ * may ask it many times), and starts no try after WORK_BUDGET units of
+ * transforms. */
 #define NODE_WORK 30.0
-#define CALIBRATION_BUDGET (0.1 * WORK_BUDGET)
+#define MIN_STEP 1e-12                  /* no grid step below (finest_step) */
+#define CALIBRATION_BUDGET (0.01 * WORK_BUDGET)
 
 
 typedef struct {
@@ -779,6 +783,24 @@ static double step_nodes(const pld_state *s, double h)
     return n;
 }
 
+/* The finest grid step worth trying: nodes k h finer than 64 ulps of the
+ * largest loss are not apart in doubles, and below MIN_STEP neither are
+ * the e^{k h} of the lower construction (it refuses such steps, after
+ * evaluating the profile at every node, in the subnormal range for the
+ * tiniest losses: minutes). */
+static double finest_step(const pld_state *s)
+{
+    double m = 0.0;
+    for (size_t c = 0; c < s->n; c++)
+        for (int w = 0; w < s->worlds; w++) {
+            double lo, hi;
+            pld_profile_loss_range_z(&s->comp[c].pair[w], s->tail_z, &lo, &hi);
+            if (isfinite(lo)) m = fmax(m, fabs(lo));
+            if (isfinite(hi)) m = fmax(m, fabs(hi));
+        }
+    return fmax(MIN_STEP, 64.0 * DBL_EPSILON * m);
+}
+
 /* One pass: the grids at step h (snapped, *h_used), their bracket in
  * [*l, *u], kept as the accountant's result when they are the finest of
  * this query (*kept: one is).  Returns PASS_BUILT, PASS_TOO_COARSE when
@@ -894,12 +916,12 @@ static int walk(pld_state *s, const query *q, double eps_error, const known_span
             if (!(disc > 0.0 && disc <= rho)) disc = rho;
             rounding = rho - disc;
         }
-        double cost_a = work_a + NODE_WORK * step_nodes(s, hs_a);
+        double cost_a = work_a + NODE_WORK * step_nodes(s, hs_a), finest = finest_step(s);
         int k_last = 0;
         const char *end = "the last rung of the ladder";
         for (int k = 1; k <= MAX_RUNGS; k++) {
             double hs = snap_step(s, h_a * pow(RUNG_RATIO, k));
-            if (!steps_fit(s, hs) || cost_a * (hs_a / hs) > PASS_BUDGET) {
+            if (!steps_fit(s, hs) || cost_a * (hs_a / hs) > PASS_BUDGET || hs < finest) {
                 end = "the work budget or the transform limit";
                 break;
             }
@@ -1034,7 +1056,10 @@ static int run_query_grids(pld_state *s, const query *q, double eps_error, const
     int kept = 0, o = PASS_TOO_FINE;
     double h = h0, too_fine = 0.0, too_coarse = INFINITY, spent = 0.0, refused = 0.0;
     double hs_c = 0.0, work_c = 0.0, l_c = 0.0, u_c = INFINITY;   /* the calibration pass's */
-    for (int t = 0; t < CALIBRATION_TRIES && spent <= WORK_BUDGET && refused <= CALIBRATION_BUDGET; t++) {
+    double resolution = finest_step(s);
+    for (int t = 0; t < CALIBRATION_TRIES && spent <= WORK_BUDGET && refused <= CALIBRATION_BUDGET &&
+                    !(snap_step(s, h) < resolution);
+         t++) {   /* every bound here the same for every eps_error */
         double work;
         o = pass(s, q, h, theta, &kept, &hs_c, &work, &l_c, &u_c);
         spent += work;
