@@ -895,8 +895,10 @@ static int run_query(pld_state *s, const dpa_options *opt, const query *q, dpa_b
  * a ninth: the ladder ends there, or where the single steps no longer fit,
  * or where the predicted work passes PASS_BUDGET -- all three known from
  * the anchor, before any rung is built.  A query starts at the first rung
- * predicted to meet eps_error (rounding + disc r^2k <= 0.8 eps_error; the
- * last rung when the rounding alone is too wide).
+ * predicted to meet eps_error (rounding + disc r^2k <= eps_error, where
+ * the h^2 model from a coarse anchor is on the safe side: the widths
+ * measured were 2-3 times narrower; the last rung when the rounding alone
+ * is too wide).
  *
  * Without that model (the anchor's lower bound is 0, or its upper +inf)
  * every query walks the rungs from the first, stopping where a rung gives
@@ -934,7 +936,7 @@ static int walk(pld_state *s, const query *q, double eps_error, const known_span
         snprintf(why, why_size, "%s at grid step %g", end, snap_step(s, h_a * pow(RUNG_RATIO, k_last)));
         int k = 1;
         if (!isnan(disc)) {
-            double room = 0.8 * eps_error - rounding;
+            double room = eps_error - rounding;
             double k0 = room > 0.0 ? ceil(log(disc / room) / (2.0 * log(1.0 / RUNG_RATIO))) : k_last;
             k = !(k0 >= 1.0) ? 1 : k0 > (double)k_last ? k_last : (int)k0;
         }
