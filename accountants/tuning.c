@@ -159,7 +159,10 @@ static void tuning_destroy(void *state)
 }
 
 /* An upper bound of the base's delta at eps, or its failure (a base that
- * misses its accuracy still gives a valid upper bound). */
+ * misses its accuracy still gives a valid upper bound: pld's DPA_OK flagged
+ * DPA_WIDTH_NOT_MET, or its DPA_EACCURACY under require_width).  The
+ * flag is not passed on: this accountant's answer has no lower bound
+ * (DPA_NO_LOWER), so there is no width to meet. */
 static int base_delta(const tuning_state *s, double eps, double *upper, dpa_error *err)
 {
     dpa_bound b;
@@ -187,7 +190,7 @@ static int tuning_epsilon(void *state, const dpa_options *opt, double delta, dpa
     if (!(delta / s->mean < 1.0)) { out->flags = DPA_NO_LOWER; return DPA_OK; }
     dpa_bound b;
     st = dpa_accountant_epsilon(s->base, delta / s->mean, &b, err);
-    if (st && st != DPA_EACCURACY) return st;
+    if (st && st != DPA_EACCURACY) return st;   /* its upper is valid either way (base_delta) */
     out->upper = (b.upper + s->mean * tv) * (1.0 + 4.0 * DBL_EPSILON);
     out->estimate = out->upper;
     out->flags = DPA_NO_LOWER | (isfinite(out->upper) ? 0u : (unsigned)DPA_UNBOUNDED);

@@ -134,7 +134,8 @@ static void mark_hidden_state(const dpa_accountant *a, dpa_bound *out)
 }
 
 /* The last line of defence, for every accountant and every answer it
- * gives (also a DPA_EACCURACY bracket): a bound is never NaN, never
+ * gives (also a DPA_EACCURACY bracket, and a DPA_OK one flagged
+ * DPA_WIDTH_NOT_MET, which is checked like any other): a bound is never NaN, never
  * negative, never ordered wrongly, and a delta never exceeds 1.  A delta
  * upper above 1 is lowered to 1 (every mechanism is (eps, 1)-DP); anything
  * else inconsistent is a bug, reported as DPA_EINTERNAL with the widest

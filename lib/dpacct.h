@@ -48,7 +48,9 @@ enum {
     DPA_EINVAL = -1,       /* an argument is out of its domain */
     DPA_ENOMEM = -2,       /* memory exhausted */
     DPA_EUNSUPPORTED = -3, /* the accountant cannot account for this event */
-    DPA_EACCURACY = -4,    /* requested accuracy not reachable within limits */
+    DPA_EACCURACY = -4,    /* requested accuracy not reachable within limits (a pld
+                            * query only under dpa_options.require_width; by
+                            * default it answers with DPA_WIDTH_NOT_MET) */
     DPA_ENOTFOUND = -5,    /* unknown accountant name */
     DPA_ENOBRACKET = -6,   /* a search interval does not contain a solution */
     DPA_EINTERNAL = -7     /* a result failed its consistency check (NaN, lower > upper):
@@ -94,9 +96,14 @@ enum {
                                   * GDP bound) used -- sampling without replacement,
                                   * noisy_cgd -- the mechanism itself may have a
                                   * smaller eps */
-    DPA_CONV_TV = 1u << 8        /* RDP: total variation bound from the KL divergence
+    DPA_CONV_TV = 1u << 8,       /* RDP: total variation bound from the KL divergence
                                   * (Bretagnolle-Huber): delta <= sqrt(1 - e^-eps(alpha)),
                                   * eps = 0 when that is at most delta */
+    DPA_WIDTH_NOT_MET = 1u << 9  /* the bracket is certified but wider than the
+                                  * accuracy asked (dpa_options.tolerance): the
+                                  * best the accountant reached within its limits
+                                  * (pld); the query still returns DPA_OK unless
+                                  * dpa_options.require_width is set */
 };
 
 /* The answer to a privacy query.  The true value lies in [lower, upper];
@@ -326,6 +333,12 @@ typedef struct dpa_options {
                            * used alone; NULL: a default grid of 94 and a search
                            * over the real orders around its best (docs/api.md) */
     size_t num_orders;    /* at most DPA_MAX_ORDERS */
+    /* What a query that cannot reach `tolerance` within the accountant's
+     * limits returns.  0 (the default): DPA_OK with the best certified
+     * bracket it found, flagged DPA_WIDTH_NOT_MET -- it always answers.
+     * Nonzero: DPA_EACCURACY, the same bracket still filled in `out` and
+     * the width reached in the message.  Either way `upper` is valid. */
+    int require_width;
 } dpa_options;
 
 /* The most orders an rdp grid may have, checked by dpa_accountant_new
@@ -360,7 +373,10 @@ const char *dpa_accountant_name(const dpa_accountant *a);
 int dpa_accountant_supports(const dpa_accountant *a, const dpa_event *e, dpa_error *err);
 /* Compose `e` into the accountant's state.  On failure the state is unchanged. */
 int dpa_accountant_compose(dpa_accountant *a, const dpa_event *e, dpa_error *err);
-/* Smallest epsilon for which the composed mechanism is (eps, delta)-DP, delta in (0, 1). */
+/* Smallest epsilon for which the composed mechanism is (eps, delta)-DP, delta in (0, 1).
+ * Both queries always fill `out` with a valid bracket when they return DPA_OK
+ * or DPA_EACCURACY; one wider than the tolerance asked is flagged
+ * DPA_WIDTH_NOT_MET (see dpa_options.require_width). */
 int dpa_accountant_epsilon(dpa_accountant *a, double delta, dpa_bound *out, dpa_error *err);
 /* Smallest delta for which the composed mechanism is (eps, delta)-DP, eps >= 0. */
 int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_error *err);

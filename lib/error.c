@@ -67,6 +67,7 @@ size_t dpa_bound_describe(unsigned flags, char *buf, size_t size)
         { DPA_ORDER_AT_EDGE, "optimal order at the edge of the orders searched" },
         { DPA_PAIR_LOWER, "lower bound of the dominating pair" },
         { DPA_CONV_TV, "total variation (Bretagnolle-Huber) conversion" },
+        { DPA_WIDTH_NOT_MET, "width not met: the bracket is wider than the tolerance asked" },
     };
     size_t used = 0;
     if (!buf) size = 0;

@@ -1353,7 +1353,7 @@ static const pinned pins[] = {
     /* eps = inf at delta 1e-300 is allowed (the widest valid answer) */
     { NULL, 3, 1.0, 1.0, 1, { 1e-300, 1e-5 }, 2, { 0.0 }, 1, { 0 }, 0 },
     /* huge counts: a bracket, inf or an error, never a hang (pld's slow
-     * ones once each: it spends up to its 5 s deadline on them) */
+     * ones once each: it spends up to its work budget on them) */
     { NULL, 3, 1.0, 1.0, UINT64_C(1) << 63, { 1e-5 }, 1, { 1.0 }, 1, { 0 }, 0 },
     { NULL, 3, 1e6, 1e-6, UINT64_C(1) << 63, { 1e-5 }, 1, { 1.0 }, 1, { 0 }, 0 },
     { NULL, 1, 1.0, 0.01, UINT64_C(1) << 53, { 1e-5 }, 1, { 0 }, 0, { 0 }, 0 },

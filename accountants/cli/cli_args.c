@@ -43,7 +43,10 @@ static const cli_option option_table[OPT_COUNT] = {
     [OPT_ORDERS] = { "orders", "LIST", "rdp: comma-separated Renyi orders > 1, used alone (default: 94 from 1.25 "
                                        "to 1024, then the best real order near the best of them)" },
     [OPT_FORMAT] = { "format", "FMT", "output format: table (default), json or csv" },
-    [OPT_EPS_ERROR] = { "eps-error", "X", "pld: largest bracket width relative to the answer, 0 < X < 1 (default 1e-3)" },
+    [OPT_EPS_ERROR] = { "eps-error", "X", "pld: largest bracket width relative to the answer, 0 < X < 1 (default 1e-3); "
+                                          "a bracket that cannot be made that narrow is printed flagged (width not met)" },
+    [OPT_REQUIRE_WIDTH] = { "require-width", NULL, "pld: a bracket wider than --eps-error is an error (exit 1, the "
+                                                   "reason on stderr), still printed" },
     [OPT_EPS_MIN] = { "eps-min", "A", "the smallest epsilon of the profile, A >= 0 (default 0)" },
     [OPT_EPS_MAX] = { "eps-max", "B", "the largest epsilon of the profile, B > A (default 10)" },
     [OPT_POINTS] = { "points", "N", "number of epsilons, evenly spaced, 2 <= N <= 100000 (default 21)" },
@@ -78,8 +81,10 @@ static const cli_option option_table[OPT_COUNT] = {
      OPT_BIT(OPT_STRONG_CONVEXITY) | OPT_BIT(OPT_SMOOTHNESS) | OPT_BIT(OPT_EPSILON0) | OPT_BIT(OPT_USERS) |   \
      OPT_BIT(OPT_RANDOMIZER) | OPT_BIT(OPT_DELTA0) | OPT_BIT(OPT_TUNING_RUNS))
 #define COMMON_OPTIONS (MECHANISM_OPTIONS | OPT_BIT(OPT_ORDERS) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP))
-/* the subcommands that run accountants take the pld accuracy */
+/* the subcommands that run accountants take the pld accuracy; those that
+ * print brackets can make a missed width an error */
 #define ACCOUNTING_OPTIONS (COMMON_OPTIONS | OPT_BIT(OPT_EPS_ERROR))
+#define BRACKET_OPTIONS (ACCOUNTING_OPTIONS | OPT_BIT(OPT_REQUIRE_WIDTH))
 
 int given(const cli *c, enum option_id id)
 {
@@ -183,6 +188,9 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
         return cli_parse_real(option_table[id].name, arg, SMALLEST_TOLERANCE, 0, 0.1, 0, &c->tolerance);
     case OPT_SIGMA_MIN: return parse_positive(id, arg, &c->sigma_min);
     case OPT_SIGMA_MAX: return parse_positive(id, arg, &c->sigma_max);
+    case OPT_REQUIRE_WIDTH:
+        c->require_width = 1;
+        return CLI_EXIT_OK;
     case OPT_EPS_MIN: return parse_nonnegative(id, arg, &c->eps_min);
     case OPT_EPS_MAX: return parse_positive(id, arg, &c->eps_max);
     case OPT_POINTS: return parse_count(id, arg, &c->points);
@@ -210,13 +218,13 @@ static const command_info commands[] = {
       "--sigma X --delta D [OPTIONS]",
       "Report the smallest epsilon for which the mechanism is (epsilon, delta)-DP,\n"
       "as computed by one accountant.",
-      ACCOUNTING_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FAILURE_DELTA),
+      BRACKET_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FAILURE_DELTA),
       "the delta at which epsilon is reported, 0 < D < 1", NULL },
     { CMD_DELTA, "delta", "the delta of the mechanism at a given epsilon",
       "--sigma X --epsilon EPS [OPTIONS]",
       "Report the smallest delta for which the mechanism is (epsilon, delta)-DP,\n"
       "as computed by one accountant.",
-      ACCOUNTING_OPTIONS | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FAILURE_DELTA), NULL,
+      BRACKET_OPTIONS | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FAILURE_DELTA), NULL,
       "the epsilon at which delta is reported, EPS >= 0" },
     { CMD_CALIBRATE, "calibrate", "the noise (or steps, epochs, batch size, sampling rate) that meets a target",
       "--epsilon EPS --delta D [--solve sigma|steps|epochs|batch-size|sampling-rate] [OPTIONS]",
@@ -238,7 +246,7 @@ static const command_info commands[] = {
       "Run every registered accountant on the mechanism and print each bound,\n"
       "how tight it is and how long it took; accountants that cannot handle the\n"
       "mechanism are listed with the reason.",
-      ACCOUNTING_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_FAILURE_DELTA),
+      BRACKET_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_FAILURE_DELTA),
       "report epsilon at this delta, 0 < D < 1",
       "report delta at this epsilon instead, EPS >= 0" },
     { CMD_RDP_CURVE, "rdp-curve", "the Renyi DP curve eps(alpha) of the mechanism",
@@ -263,15 +271,16 @@ static const command_info commands[] = {
       "mu = 1/F, and say which is the smaller (one round, --delta queries).",
       OPT_BIT(OPT_EPSILON0) | OPT_BIT(OPT_USERS) | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_SIGMA) |
           OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_RANDOMIZER) | OPT_BIT(OPT_DELTA0) | OPT_BIT(OPT_EPS_ERROR) |
-          OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP),
+          OPT_BIT(OPT_REQUIRE_WIDTH) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP),
       "report epsilon at this delta, 0 < D < 1", "report delta at this epsilon instead, EPS >= 0" },
     { CMD_PROFILE, "profile", "the privacy profile delta(eps) on a range of epsilons",
       "--sigma X [--eps-min A] [--eps-max B] [--points N] [OPTIONS]",
       "Print delta(eps) of the mechanism, lower and upper bound, at N evenly spaced\n"
       "epsilons from A to B (for plotting), as computed by one accountant.  Where an\n"
-      "accountant cannot reach its accuracy (pld: DPA_EACCURACY) the row keeps its\n"
-      "valid, wider bracket and says so; any other failure stops with an error.",
-      ACCOUNTING_OPTIONS | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_EPS_MIN) | OPT_BIT(OPT_EPS_MAX) |
+      "accountant cannot reach its accuracy (pld: --eps-error) the row keeps its\n"
+      "valid, wider bracket and says so (width not met; with --require-width the\n"
+      "exit status is then 1); any other failure stops with an error.",
+      BRACKET_OPTIONS | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_EPS_MIN) | OPT_BIT(OPT_EPS_MAX) |
           OPT_BIT(OPT_POINTS),
       NULL, NULL },
 };
@@ -310,6 +319,7 @@ static void print_option_help(const command_info *cmd, enum option_id id)
     char left[48];
     const cli_option *o = &option_table[id];
     if (id == OPT_HELP) snprintf(left, sizeof left, "-h, --help");
+    else if (!o->metavar) snprintf(left, sizeof left, "--%s", o->name);
     else snprintf(left, sizeof left, "--%s %s", o->name, o->metavar);
     const char *help = o->help;
     if (id == OPT_DELTA && cmd->delta_help) help = cmd->delta_help;
@@ -333,7 +343,7 @@ static void print_command_help(const command_info *cmd)
     };
     static const enum option_id query_group[] = {
         OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_TOLERANCE, OPT_SIGMA_MIN, OPT_SIGMA_MAX, OPT_ORDERS,
-        OPT_EPS_ERROR, OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_FAILURE_DELTA,
+        OPT_EPS_ERROR, OPT_REQUIRE_WIDTH, OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_FAILURE_DELTA,
     };
     printf("The mechanism is the Gaussian mechanism with noise multiplier --sigma,\n"
            "Poisson-sampled at rate Q when Q < 1 (or batches of B out of N without\n"
@@ -367,9 +377,11 @@ static void print_command_help(const command_info *cmd)
         printf("\nEach result is a bracket: upper is the certified bound to report;\n"
                "lower (\"-\" when the method has none) shows how tight it is; estimate is\n"
                "the best point value.  A result flagged approximate (not a guarantee) is\n"
-               "an estimate only and must not be reported as a guarantee.\n");
-    printf("Exit status: 0 success, 1 library error, unsupported mechanism or a calibration\n"
-           "target out of reach, 2 bad usage.\n");
+               "an estimate only and must not be reported as a guarantee.  A result flagged\n"
+               "width not met is a certified bracket wider than --eps-error asked (the\n"
+               "best found within the limits): still exit status 0 unless --require-width.\n");
+    printf("Exit status: 0 success, 1 library error, unsupported mechanism, a calibration\n"
+           "target out of reach or (with --require-width) a width not met, 2 bad usage.\n");
 }
 
 /* ---- parsing and checking the command line -------------------------------- */

@@ -36,6 +36,7 @@ void run_accountant(const char *method, const dpa_options *opt, const dpa_event 
 {
     memset(r, 0, sizeof *r);
     r->method = method;
+    r->tolerance = opt && opt->tolerance > 0.0 ? opt->tolerance : CLI_DEFAULT_EPS_ERROR;
     dpa_error err = { 0 };
     dpa_accountant *a = dpa_accountant_new(method, opt, &err);
     if (!a) {
@@ -58,16 +59,51 @@ void run_accountant(const char *method, const dpa_options *opt, const dpa_event 
         st = qs->kind == QUERY_EPSILON ? dpa_accountant_epsilon(a, qs->at, &r->bound, &err)
                                        : dpa_accountant_delta(a, qs->at, &r->bound, &err);
     r->time_ms = cli_now_ms() - start;
-    if (st != DPA_OK) {
+    if (st == DPA_EACCURACY && (r->bound.flags & DPA_WIDTH_NOT_MET)) {
+        /* --require-width: a failure, but the bracket is valid and shown */
+        r->width_failed = 1;
+        keep_reason(r, &err, st);
+    } else if (st != DPA_OK) {
         r->failed = 1;
         keep_reason(r, &err, st);
     }
     dpa_accountant_free(a);
 }
 
+/* x with two significant digits, the exponent without padding: 1.6e-2,
+ * 1e-3, 0.5 stays 5e-1. */
+static void short_number(double x, char *buf, size_t size)
+{
+    char m[32];
+    int e = 0;
+    snprintf(m, sizeof m, "%.1e", x);
+    char *p = strchr(m, 'e');
+    if (p) {
+        e = atoi(p + 1);
+        *p = '\0';
+    }
+    size_t n = strlen(m);
+    if (n >= 2 && strcmp(m + n - 2, ".0") == 0) m[n - 2] = '\0';
+    snprintf(buf, size, "%se%d", m, e);
+}
+
+const char *width_note(const dpa_bound *b, double tolerance, char *buf, size_t size)
+{
+    char w[32], t[32];
+    buf[0] = '\0';
+    if (!(b->flags & DPA_WIDTH_NOT_MET)) return buf;
+    short_number(tolerance, t, sizeof t);
+    if (!isfinite(b->upper)) snprintf(buf, size, "no finite upper bound found, %s asked", t);
+    else {
+        short_number(b->upper > 0.0 ? (b->upper - b->lower) / b->upper : 0.0, w, sizeof w);
+        snprintf(buf, size, "width %s of upper, %s asked", w, t);
+    }
+    return buf;
+}
+
 int has_value(const result *r)
 {
-    return r->supported && !r->failed;
+    return r->supported && !r->failed;   /* a width_failed row keeps its bracket */
 }
 
 int is_approximate(const result *r)
@@ -189,6 +225,18 @@ static int print_csv(FILE *out, const query_spec *qs, const result *rows, size_t
     return 0;
 }
 
+/* The table's note on a bracket wider than asked: by how much, and that
+ * upper is still the number to report. */
+static void print_width_note(FILE *out, const result *r, int single)
+{
+    char note[128];
+    if (!has_value(r) || !width_note(&r->bound, r->tolerance, note, sizeof note)[0]) return;
+    if (single) fprintf(out, "note: width not met (%s): the best certified bracket within the limits; upper is "
+                        "still the bound to report\n", note);
+    else fprintf(out, "note: %s: width not met (%s): the best certified bracket within the limits\n", r->method,
+                 note);
+}
+
 static const char approximate_note[] =
     "note: approximate values are estimates, not privacy guarantees; "
     "report the upper bound of a method that is not approximate";
@@ -211,6 +259,7 @@ static int print_single_table(FILE *out, const char *mech, dpa_relation relation
     fprintf(out, "%-10s %s\n", "flags", flags[0] ? flags : "-");
     if (r->bound.order != 0.0) fprintf(out, "%-10s %s\n", "order", t.order);
     if (is_approximate(r)) fprintf(out, "%s\n", approximate_note);
+    print_width_note(out, r, 1);
     return 0;
 }
 
@@ -270,6 +319,7 @@ static int print_compare_table(FILE *out, const char *mech, dpa_relation relatio
     }
     fprintf(out, "upper is the certified bound to report; lower shows how tight it is.\n");
     if (approximate) fprintf(out, "%s\n", approximate_note);
+    for (size_t i = 0; i < n; i++) print_width_note(out, &rows[i], 0);
     return 0;
 }
 

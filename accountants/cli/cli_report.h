@@ -26,7 +26,15 @@ typedef struct result {
     char reason[DPA_ERROR_MESSAGE_SIZE]; /* why unsupported, or why it failed */
     dpa_bound bound;
     double time_ms;
+    double tolerance;                    /* the width asked (--eps-error, or pld's default) */
+    /* --require-width and the width was not met (DPA_EACCURACY): the bound
+     * is still a valid bracket and is printed (has_value), but the command
+     * fails with `reason` */
+    int width_failed;
 } result;
+
+/* pld's default width (dpa_options.tolerance 0), for the notes. */
+#define CLI_DEFAULT_EPS_ERROR 1e-3
 
 /* "add-remove" or "replace-one". */
 const char *relation_name(dpa_relation r);
@@ -40,6 +48,9 @@ void run_accountant(const char *method, const dpa_options *opt, const dpa_event 
                     const query_spec *qs, result *r);
 int has_value(const result *r);
 int is_approximate(const result *r);
+/* "width 1.6e-2 of upper, 1e-3 asked" for a bound flagged DPA_WIDTH_NOT_MET
+ * (tolerance: the width asked); "" otherwise.  Returns buf. */
+const char *width_note(const dpa_bound *b, double tolerance, char *buf, size_t size);
 
 /* Print n results (single: one accountant's bound; else the compare table).
  * Returns -1, having printed nothing, when a bound holds a NaN (the caller

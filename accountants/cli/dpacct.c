@@ -107,6 +107,15 @@ static void make_options(const cli *c, dpa_options *opt)
     opt->orders = c->num_orders ? c->orders : NULL;
     opt->num_orders = c->num_orders;
     opt->tolerance = given(c, OPT_EPS_ERROR) ? c->eps_error : 0.0;
+    opt->require_width = c->require_width;
+}
+
+/* --require-width and a bracket wider than asked: the bracket has been
+ * printed; the reason is the one line on stderr, exit status 1. */
+static int width_error(const char *reason)
+{
+    cli_error("%s", reason);
+    return CLI_EXIT_LIBRARY;
 }
 
 /* The first accountant, in registry order, that supports `e`.  Registry
@@ -176,6 +185,7 @@ static int run_single(const cli *c, const mechanism *m, const query_spec *qs)
         return CLI_EXIT_LIBRARY;
     }
     if (print_results(c->format, c->relation, mech, qs, &r, 1, 1)) return nan_output();
+    if (r.width_failed) return width_error(r.reason);
     return CLI_EXIT_OK;
 }
 
@@ -305,8 +315,14 @@ static int compare_methods(const cli *c, const mechanism *m, const char *const *
     if (m->shuffled && c->format == CLI_FORMAT_TABLE && qs.kind == QUERY_EPSILON)
         printf("closed form: Feldman, McMillan & Talwar 2021, Thm 3.1; local: eps0, the guarantee without "
                "shuffling%s.\n", m->steps > 1 ? "; x R: basic composition of R rounds at delta/R each" : "");
+    int st = failed ? CLI_EXIT_LIBRARY : CLI_EXIT_OK;
+    for (size_t i = 0; i < n_rows; i++)
+        if (rows[i].width_failed) {
+            st = width_error(rows[i].reason);   /* the first: one line */
+            break;
+        }
     free(rows);
-    return failed ? CLI_EXIT_LIBRARY : CLI_EXIT_OK;
+    return st;
 }
 
 /* dpacct shuffle: one round, the shuffle accountant's exact clones bound;
@@ -709,11 +725,12 @@ static int cmd_rdp_curve(const cli *c, const mechanism *m)
 
 /* The privacy profile delta(eps) at evenly spaced epsilons, one accountant
  * composed once and queried at each.  Upper bounds are printed rounded up,
- * lower bounds rounded down; a row whose accuracy was not reached
- * (DPA_EACCURACY) keeps its valid bracket and says so. */
+ * lower bounds rounded down; a row whose width was not met keeps its valid
+ * bracket and says so, by how much (with --require-width, DPA_EACCURACY:
+ * every row is still printed, then the first such row's reason, exit 1). */
 static int cmd_profile(const cli *c, const mechanism *m)
 {
-    dpa_error err = { 0 };
+    dpa_error err = { 0 }, width_failed = { 0 };
     dpa_options opt;
     const char *method;
     dpa_event *e = event_and_method(c, m, &opt, &method, &err);
@@ -747,16 +764,17 @@ static int cmd_profile(const cli *c, const mechanism *m)
         eps = strtod(cli_format_plain(eps, shown), NULL);
         dpa_bound b;
         st = dpa_accountant_delta(a, eps, &b, &err);
-        if (st && st != DPA_EACCURACY) {
+        if (st && !(st == DPA_EACCURACY && (b.flags & DPA_WIDTH_NOT_MET))) {
             if (c->format == CLI_FORMAT_JSON) printf("\n  ]\n}\n");
             dpa_accountant_free(a);
             return library_error(&err);
         }
-        char x[CLI_NUMBER_SIZE], notes[256];
+        if (st && !width_failed.status) width_failed = err;
+        char x[CLI_NUMBER_SIZE], notes[384], note[128];
         cli_bound_text t;
         size_t used = dpa_bound_describe(b.flags, notes, sizeof notes);
-        if (st == DPA_EACCURACY && used + 40 < sizeof notes)
-            snprintf(notes + used, sizeof notes - used, "%saccuracy not reached", used ? ", " : "");
+        width_note(&b, opt.tolerance > 0.0 ? opt.tolerance : CLI_DEFAULT_EPS_ERROR, note, sizeof note);
+        if (note[0] && used < sizeof notes) snprintf(notes + used, sizeof notes - used, " (%s)", note);
         if (!notes[0]) snprintf(notes, sizeof notes, "-");
         if (cli_format_value(eps, CLI_ROLE_PLAIN, cli_style_of(c->format), x) || cli_format_bound(&b, cli_style_of(c->format), &t)) {
             if (c->format == CLI_FORMAT_JSON) printf("\n  ]\n}\n");
@@ -779,6 +797,7 @@ static int cmd_profile(const cli *c, const mechanism *m)
     }
     if (c->format == CLI_FORMAT_JSON) printf("\n  ]\n}\n");
     dpa_accountant_free(a);
+    if (width_failed.status) return width_error(width_failed.message);
     return CLI_EXIT_OK;
 }
 

@@ -12,9 +12,12 @@
  * optimum of the composed lattice for the query, so that the FFT's rounding
  * is small relative to the delta asked for; the grid step h starts from the
  * spread of the composition and is refined until the bracket is within
- * eps_error (dpa_options.tolerance, default 1e-3) relative to eps, or the
- * transform would exceed the memory limit (DPA_EACCURACY, with the best
- * bracket found).
+ * eps_error (dpa_options.tolerance, default 1e-3) relative to eps, or a
+ * limit is reached (the transform size, the work budget, the FFT's
+ * rounding): then the best bracket found is the answer, flagged
+ * DPA_WIDTH_NOT_MET (DPA_EACCURACY under dpa_options.require_width).  The
+ * grid steps tried do not depend on eps_error, only where they stop
+ * (run_query_grids).
  *
  * Worlds: under add/remove the adjacent datasets differ by one record that
  * is in the first ("remove") or in the second ("add"); every step of a run
@@ -29,25 +32,51 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define WORLDS 2
 #define DEFAULT_EPS_ERROR 1e-3
 #define MAX_FFT ((size_t)1 << 21)      /* 2M points: about 65 MB of work arrays */
-#define MAX_REFINEMENTS 8
 #define TAIL_CUT 1e-12                 /* relative tilted mass trimmed per composition */
-#define PASS_DEADLINE 5.0              /* seconds after which no new refinement pass starts */
 #define FULL_TAIL_Z 14.0               /* single steps discretised to Phibar(14) ~ 1e-44 */
 #define FALLBACKS 2
-/* The work a query may spend on refinement passes, in transformed points
- * (n log2 n per convolution, pld_fft_cache_work): a count, not a clock, so
- * that the answer does not depend on the machine or its load.  About 1e8
- * units a second on one core of the development machine; a pass is not
- * started when the work so far plus its prediction would exceed 1e9, which
- * keeps every query the 5 s pass deadline used to stop (docs/pld-design.md)
- * within the same passes. */
+/* The refinement (run_query_grids) tries the same grid steps for a query
+ * whatever its eps_error, which decides only where it stops: a first step
+ * as starting_step gives for REFERENCE_EPS_ERROR, searched for one whose
+ * grids can be built (the calibration pass), then the rungs of a ladder
+ * RUNG_RATIO apart (each about halves the width: both discretisation
+ * errors shrink like h^2).  The single steps' tails are cut as for
+ * TAIL_EPS_ERROR (tail_cut_z), whatever the query asks, so that a rung's
+ * grids are the same for every eps_error. */
+#define REFERENCE_EPS_ERROR 1e-1
+#define TAIL_EPS_ERROR 1e-6
+#define RUNG_RATIO 0.70710678118654752  /* 2^-1/2 */
+#define MAX_RUNGS 40                    /* h_c / 2^20 at most */
+#define CALIBRATION_TRIES 16
+/* The work a query may spend, in transformed points (n log2 n per
+ * convolution, pld_fft_cache_work): a count, not a clock, so that the
+ * answer does not depend on the machine or its load (about 1e8 units a
+ * second on one core of the development machine).  A rung is tried only
+ * when its work predicted from the calibration pass's (the grids grow as
+ * 1/h) is at most PASS_BUDGET, so that the rungs a query walks cost at
+ * most WORK_BUDGET together (a geometric series of ratio RUNG_RATIO), and
+ * where the walk stops is the same for every eps_error. */
 #define WORK_BUDGET 1e9
+#define PASS_BUDGET ((1.0 - RUNG_RATIO) * WORK_BUDGET)
+/* A step the lower construction refuses costs no transform but the
+ * profile evaluated at every node of the single steps, twice (the
+ * attempt, all_steps_discretise): about NODE_WORK units per node.  The
+ * calibration pass stops refining refused steps after CALIBRATION_BUDGET
+ * units of them (about a tenth of a second: a composition whose grids
+ * cannot be built at any step, such as a Gaussian whose every loss is
+ * beyond e^709, is answered by the closed forms alone, and a calibration
+ * may ask it many times), and starts no try after WORK_BUDGET units of
+ * transforms. */
+#define NODE_WORK 30.0
+#define MIN_STEP 1e-12                  /* no grid step below (finest_step) */
+#define CALIBRATION_BUDGET (0.01 * WORK_BUDGET)
 
 
 typedef struct {
@@ -687,194 +716,404 @@ static double tail_cut_z(const pld_state *s, const query *q, double eps_error)
     return fmin(FULL_TAIL_Z, fmax(5.0, z));
 }
 
-/* The widest valid answer, which every path that finds nothing better
- * leaves in place: eps in [0, +inf], delta in [0, 1]. */
-static void widest(const query *q, dpa_bound *out)
+/* The answer to a query from its bracket: estimate, flags.  [0, +inf] for
+ * eps and [0, 1] for delta is the widest valid answer, which every path
+ * that finds nothing better leaves in place. */
+static void answer(pld_state *s, const query *q, double lower, double upper, dpa_bound *out)
 {
     memset(out, 0, sizeof *out);
-    out->estimate = out->upper = q->want_eps ? INFINITY : 1.0;
-    out->flags = q->want_eps ? DPA_UNBOUNDED : 0u;
+    out->lower = lower;
+    out->upper = upper;
+    out->estimate = isfinite(upper) ? 0.5 * (lower + upper) : lower;
+    out->flags = q->want_eps && !isfinite(upper) ? (unsigned)DPA_UNBOUNDED : 0u;
+    if (s->pair_lower) out->flags |= DPA_PAIR_LOWER;
 }
 
-/* The gaussian and rdp accountants' answers to the same query, where they
- * could compose every event: an upper bound is an upper bound whoever
- * certifies it, so the smaller upper is kept (the closed form of a
- * Gaussian composition, where the grids cannot reach delta = 1e-300; RDP
- * where no grid fits), and an exact lower bound (the Gaussian's) raises the
- * lower.  Returns 1 when the bracket changed. */
-static int with_fallbacks(pld_state *s, const query *q, dpa_bound *out)
+/* What is known of a query's answer without the grids: the gaussian and
+ * rdp accountants' answers to it, where they could compose every event --
+ * an upper bound is an upper bound whoever certifies it, so the smaller
+ * upper is kept (the closed form of a Gaussian composition, where the
+ * grids cannot reach delta = 1e-300; RDP where no grid fits), and an exact
+ * lower bound (the Gaussian's) is a lower bound -- and delta <= 1. */
+typedef struct {
+    double lower, upper;
+} known_span;
+
+static known_span with_fallbacks(pld_state *s, const query *q)
 {
-    int changed = 0;
+    known_span k = { 0.0, q->want_eps ? INFINITY : 1.0 };
     for (int i = 0; i < FALLBACKS; i++) {
         dpa_bound fb;
         if (!s->fallback[i]) continue;
         int st = q->want_eps ? dpa_accountant_epsilon(s->fallback[i], q->value, &fb, NULL)
                              : dpa_accountant_delta(s->fallback[i], q->value, &fb, NULL);
         if (st || (fb.flags & DPA_APPROXIMATE)) continue;
-        if (fb.upper < out->upper) {
-            out->upper = fb.upper;
-            out->flags &= ~(unsigned)DPA_UNBOUNDED;
-            changed = 1;
-        }
-        if (!(fb.flags & (DPA_NO_LOWER | DPA_PAIR_LOWER)) && fb.lower > out->lower && fb.lower <= out->upper) {
-            out->lower = fb.lower;
-            changed = 1;
-        }
+        k.upper = fmin(k.upper, fb.upper);
+        if (!(fb.flags & (DPA_NO_LOWER | DPA_PAIR_LOWER))) k.lower = fmax(k.lower, fb.lower);
     }
-    if (changed) {
-        if (!(out->estimate >= out->lower)) out->estimate = out->lower;
-        if (!(out->estimate <= out->upper)) out->estimate = out->upper;
-    }
-    return changed;
+    return k;
 }
 
-static int run_query_grids(pld_state *s, const dpa_options *opt, const query *q, dpa_bound *out,
-                           dpa_error *err);
+/* A grid bracket narrowed by what is known without the grids. */
+static void narrow(const known_span *k, double *lower, double *upper)
+{
+    if (k->upper < *upper) *upper = k->upper;
+    if (k->lower > *lower && k->lower <= *upper) *lower = k->lower;
+}
 
+static int met(const known_span *k, double lower, double upper, double eps_error)
+{
+    narrow(k, &lower, &upper);
+    return accurate_enough(lower, upper, eps_error);
+}
+
+/* Every bracket a query's grids give is certified, so their intersection
+ * is; two that do not meet would mean one is wrong, and then both are kept
+ * (their hull), never the narrower guess. */
+static void intersect(double *lower, double *upper, double l, double u)
+{
+    if (l > *upper || u < *lower) {
+        *lower = fmin(*lower, l);
+        *upper = fmax(*upper, u);
+        return;
+    }
+    *lower = fmax(*lower, l);
+    *upper = fmin(*upper, u);
+}
+
+/* The nodes of every single step's grids at step h: what a pass
+ * discretises (both sides, each world) before any transform. */
+static double step_nodes(const pld_state *s, double h)
+{
+    double n = 0.0;
+    for (size_t c = 0; c < s->n; c++)
+        for (int w = 0; w < s->worlds; w++) {
+            double lo, hi;
+            pld_profile_loss_range_z(&s->comp[c].pair[w], s->tail_z, &lo, &hi);
+            n += 2.0 * ((hi - lo) / h + 4.0);
+        }
+    return n;
+}
+
+/* The finest grid step worth trying: nodes k h finer than 64 ulps of the
+ * largest loss are not apart in doubles, and below MIN_STEP neither are
+ * the e^{k h} of the lower construction (it refuses such steps, after
+ * evaluating the profile at every node, in the subnormal range for the
+ * tiniest losses: minutes). */
+static double finest_step(const pld_state *s)
+{
+    double m = 0.0;
+    for (size_t c = 0; c < s->n; c++)
+        for (int w = 0; w < s->worlds; w++) {
+            double lo, hi;
+            pld_profile_loss_range_z(&s->comp[c].pair[w], s->tail_z, &lo, &hi);
+            if (isfinite(lo)) m = fmax(m, fabs(lo));
+            if (isfinite(hi)) m = fmax(m, fabs(hi));
+        }
+    return fmax(MIN_STEP, 64.0 * DBL_EPSILON * m);
+}
+
+/* One pass: the grids at step h (snapped, *h_used), their bracket in
+ * [*l, *u], kept as the accountant's result when they are the finest of
+ * this query (*kept: one is).  Returns PASS_BUILT, PASS_TOO_COARSE when
+ * the lower construction refused the step (a finer one helps),
+ * PASS_TOO_FINE when a transform would exceed MAX_FFT (a coarser one
+ * helps), or DPA_ENOMEM. */
+enum { PASS_BUILT = 0, PASS_TOO_COARSE = 1, PASS_TOO_FINE = 2 };
+static int pass(pld_state *s, const query *q, double h, const double theta[WORLDS], int *kept, double *h_used,
+                double *work, double *l, double *u)
+{
+    double hs = snap_step(s, h);
+    *h_used = hs;
+    *work = 0.0;
+    if (!steps_fit(s, hs)) return PASS_TOO_FINE;
+    pld_result r;
+    double before = pld_fft_cache_work(s->fft);
+    int st = build_result(s, hs, theta, &r);
+    *work = pld_fft_cache_work(s->fft) - before;
+    if (st == DPA_ENOMEM) return st;
+    if (st) return all_steps_discretise(s, hs) ? PASS_TOO_FINE : PASS_TOO_COARSE;
+    bracket(&r, q, l, u);
+    if (*kept && !(hs < s->result.h)) {
+        result_free(&r);
+        return PASS_BUILT;
+    }
+    forget_result(s);
+    s->result = r;
+    s->have_result = 1;
+    /* the tables point at the grids they summarise: re-point them at the
+     * grids' new home */
+    for (int w = 0; w < WORLDS; w++)
+        for (int side = 0; side < 2; side++) s->result.table[w][side].g = &s->result.grid[w][side];
+    s->last_h = hs;
+    *kept = 1;
+    return PASS_BUILT;
+}
+
+/* The bracket the grids would give without the FFT's rounding (pad 0):
+ * not a certified one, only a measure of how much of the width the
+ * discretisation makes (run_query_grids' ladder). */
+static void bracket_unpadded(const pld_result *r, const query *q, double *lower, double *upper)
+{
+    pld_result copy = *r;
+    for (int w = 0; w < WORLDS; w++)
+        for (int side = 0; side < 2; side++) {
+            copy.grid[w][side].pad = 0.0;
+            copy.table[w][side].g = &copy.grid[w][side];
+        }
+    bracket(&copy, q, lower, upper);
+}
+
+static int run_query_grids(pld_state *s, const query *q, double eps_error, const known_span *known,
+                           double *lower, double *upper, char *why, size_t why_size);
+
+/* A query always answers with the best certified bracket it found; one
+ * wider than eps_error is flagged DPA_WIDTH_NOT_MET and is DPA_OK, unless
+ * the caller asked for a hard failure (dpa_options.require_width):
+ * DPA_EACCURACY with the same bracket in `out`. */
 static int run_query(pld_state *s, const dpa_options *opt, const query *q, dpa_bound *out,
                      dpa_error *err)
 {
     double eps_error = opt->tolerance > 0.0 ? opt->tolerance : DEFAULT_EPS_ERROR;
-    dpa_error grid_err = { 0, "" };
-    int st = run_query_grids(s, opt, q, out, &grid_err);
-    if (st && st != DPA_EACCURACY) return dpa_fail(err, st, "%s", grid_err.message);
-    /* delta never exceeds 1, whatever a grid's rounding says */
-    if (!q->want_eps) {
-        if (!(out->upper <= 1.0)) out->upper = 1.0;
-        if (out->estimate > 1.0) out->estimate = 1.0;
-        out->flags &= ~(unsigned)DPA_UNBOUNDED;
-    }
-    int changed = s->n > 0 && with_fallbacks(s, q, out);
-    if (changed && st == DPA_EACCURACY && accurate_enough(out->lower, out->upper, eps_error)) st = DPA_OK;
-    if (!st) return DPA_OK;
-    if (!changed) return dpa_fail(err, st, "%s", grid_err.message);
-    return dpa_fail(err, st, "pld: bracket [%.6g, %.6g] (the grids' narrowed by the closed-form accountants) is "
-                    "wider than eps_error %g allows", out->lower, out->upper, eps_error);
-}
-
-static int run_query_grids(pld_state *s, const dpa_options *opt, const query *q, dpa_bound *out,
-                           dpa_error *err)
-{
-    double eps_error = opt->tolerance > 0.0 ? opt->tolerance : DEFAULT_EPS_ERROR;
-    widest(q, out);
     if (s->n == 0) {                       /* nothing composed: eps = 0, delta = 0 */
         memset(out, 0, sizeof *out);
         out->flags = DPA_EXACT;
         return DPA_OK;
     }
-    s->tail_z = tail_cut_z(s, q, eps_error);
-    double lower, upper;
+    known_span known = with_fallbacks(s, q);
+    double lower = 0.0, upper = INFINITY;
+    char why[160] = "";
+    int st = run_query_grids(s, q, eps_error, &known, &lower, &upper, why, sizeof why);
+    if (st) return dpa_fail(err, st, "pld: out of memory (%s)", why);
+    narrow(&known, &lower, &upper);
+    answer(s, q, lower, upper, out);
+    if (accurate_enough(lower, upper, eps_error)) return DPA_OK;
+    out->flags |= DPA_WIDTH_NOT_MET;
+    if (!opt->require_width) return DPA_OK;
+    return dpa_fail(err, DPA_EACCURACY, "pld: bracket [%.6g, %.6g] (width %.2g of upper) is wider than eps_error %g "
+                    "allows: %s", lower, upper, isfinite(upper) && upper > 0.0 ? (upper - lower) / upper : 1.0,
+                    eps_error, why);
+}
+
+/* The rungs after a grid step h_a that built ([l_a, u_a], work_a), and
+ * the walk over them (steps 2 and 3 of run_query_grids); [*lower,
+ * *upper] holds the intersection so far.
+ *
+ * The anchor's width splits into the FFT's rounding (the certified bound
+ * `pad`, which finer grids do not shrink: they hold more points) and the
+ * rest, the discretisation, which shrinks like h^2, halving from rung to
+ * rung.  Past the rung where the discretisation is predicted below an
+ * eighth of the rounding, refining cannot narrow the bracket by more than
+ * a ninth: the ladder ends there, or where the single steps no longer fit,
+ * or where the predicted work passes PASS_BUDGET -- all three known from
+ * the anchor, before any rung is built.  A query starts at the first rung
+ * predicted to meet eps_error (rounding + disc r^2k <= eps_error, where
+ * the h^2 model from a coarse anchor is on the safe side: the widths
+ * measured were 2-3 times narrower; the last rung when the rounding alone
+ * is too wide).
+ *
+ * Without that model (the anchor's lower bound is 0, or its upper +inf)
+ * every query walks the rungs from the first, stopping where a rung gives
+ * the model (it becomes the anchor) or when two rungs in a row narrow the
+ * bracket by less than 30% (a floor finer grids do not remove): the same
+ * rungs for every eps_error, until one is met. */
+static int walk(pld_state *s, const query *q, double eps_error, const known_span *known, const double theta[WORLDS],
+                double h_a, double hs_a, double work_a, double l_a, double u_a, int *kept,
+                double *lower, double *upper, char *why, size_t why_size)
+{
+    for (;;) {
+        double rho = u_a > 0.0 ? (u_a - l_a) / u_a : 0.0, disc = NAN, rounding = 0.0;
+        if (rho > 0.0 && rho < 1.0) {
+            double l_np, u_np;
+            bracket_unpadded(&s->result, q, &l_np, &u_np);
+            disc = (u_np - l_np) / u_a;
+            if (!(disc > 0.0 && disc <= rho)) disc = rho;
+            rounding = rho - disc;
+        }
+        double cost_a = work_a + NODE_WORK * step_nodes(s, hs_a), finest = finest_step(s);
+        int k_last = 0;
+        const char *end = "the last rung of the ladder";
+        for (int k = 1; k <= MAX_RUNGS; k++) {
+            double hs = snap_step(s, h_a * pow(RUNG_RATIO, k));
+            if (!steps_fit(s, hs) || cost_a * (hs_a / hs) > PASS_BUDGET || hs < finest) {
+                end = "the work budget or the transform limit";
+                break;
+            }
+            k_last = k;
+            if (rounding > 0.0 && disc * pow(RUNG_RATIO, 2.0 * k) <= 0.125 * rounding) {
+                end = "the FFT's rounding";
+                break;
+            }
+        }
+        snprintf(why, why_size, "%s at grid step %g", end, snap_step(s, h_a * pow(RUNG_RATIO, k_last)));
+        int k = 1;
+        if (!isnan(disc)) {
+            double room = eps_error - rounding;
+            double k0 = room > 0.0 ? ceil(log(disc / room) / (2.0 * log(1.0 / RUNG_RATIO))) : k_last;
+            k = !(k0 >= 1.0) ? 1 : k0 > (double)k_last ? k_last : (int)k0;
+        }
+        int dir = 1, built = 0, weak = 0, reanchor = 0;
+        double last_hs = hs_a, prev_width = INFINITY;
+        {
+            double l = *lower, u = *upper;
+            narrow(known, &l, &u);
+            prev_width = u - l;
+        }
+        while (k >= 1 && k <= k_last) {
+            double hs = snap_step(s, h_a * pow(RUNG_RATIO, k)), work, l, u;
+            if (hs == last_hs || hs == hs_a) {       /* the same grids as a rung built */
+                k += dir;
+                continue;
+            }
+            int o = pass(s, q, h_a * pow(RUNG_RATIO, k), theta, kept, &hs, &work, &l, &u);
+            if (o < 0) return snprintf(why, why_size, "grid step %g", hs), o;
+            if (o == PASS_BUILT) {
+                built = 1;
+                last_hs = hs;
+                intersect(lower, upper, l, u);
+                if (met(known, *lower, *upper, eps_error) || dir < 0) return DPA_OK;
+                if (isnan(disc)) {
+                    double nl = *lower, nu = *upper;
+                    narrow(known, &nl, &nu);
+                    weak = !(nu - nl < 0.7 * prev_width) ? weak + 1 : 0;
+                    prev_width = nu - nl;
+                    if (weak >= 2) {
+                        snprintf(why, why_size, "two grid steps in a row narrowed it by less than 30%% (at %g)", hs);
+                        return DPA_OK;
+                    }
+                    if (u > 0.0 && (u - l) / u < 1.0 && (u - l) / u > 0.0) {
+                        /* this rung gives the model: it anchors the rest */
+                        h_a = h_a * pow(RUNG_RATIO, k);
+                        hs_a = hs;
+                        work_a = work;
+                        l_a = l;
+                        u_a = u;
+                        reanchor = 1;
+                        break;
+                    }
+                }
+                k++;
+            } else if (o == PASS_TOO_COARSE) k += dir;
+            else if (dir > 0 && built) {
+                snprintf(why, why_size, "a transform would exceed %zu points at grid step %g", MAX_FFT, hs);
+                return DPA_OK;
+            } else if (isnan(disc)) {
+                return DPA_OK;                        /* the first rung after the anchor is too fine */
+            } else {                                  /* step back to the finest rung that builds */
+                if (dir > 0)
+                    snprintf(why, why_size, "a transform would exceed %zu points at grid step %g", MAX_FFT, hs);
+                dir = -1;
+                k--;
+            }
+        }
+        if (!reanchor) return DPA_OK;
+    }
+}
+
+/* The grids' bracket for a query in [*lower, *upper] ([0, +inf] when no
+ * grid could be built); `why` says where the refinement stopped.  Only
+ * DPA_ENOMEM is an error.
+ *
+ * The grid steps tried do not depend on eps_error, which only decides
+ * where the walk stops, so that a looser eps_error never ends with a wider
+ * bracket than a tighter one (docs/pld-design.md, "Refinement"):
+ *  1. the calibration pass, from starting_step's step for
+ *     REFERENCE_EPS_ERROR, halving it while the lower construction refuses
+ *     the step, multiplying it by 4 while a transform would exceed the
+ *     limit, and bisecting (geometrically) once both are known, until a
+ *     step h_c builds -- the same search for every eps_error;
+ *  2. the ladder h_c RUNG_RATIO^k, k = 1 .. k_last, k_last known from the
+ *     calibration before any rung is built (walk);
+ *  3. the walk over the rungs towards finer ones, intersecting every
+ *     bracket built, until the (narrowed) intersection meets eps_error or
+ *     the ladder ends, a rung is too fine for the transform (then every
+ *     finer one is: the grids only grow) or the bracket stops narrowing.
+ *     eps_error chooses only the first rung worth building, k0, never
+ *     finer for a looser eps_error; when k0 is too fine the walk steps back
+ *     to coarser rungs until one builds.
+ * A looser eps_error therefore builds every rung a tighter one builds (and
+ * the calibration pass): when it misses its width, its intersection lies
+ * inside the tighter one's, and when a tighter one meets its width so does
+ * it.  A query is answered from the previous query's grids when they meet
+ * eps_error here too. */
+static int run_query_grids(pld_state *s, const query *q, double eps_error, const known_span *known,
+                           double *lower, double *upper, char *why, size_t why_size)
+{
+    *lower = 0.0;
+    *upper = INFINITY;
+    s->tail_z = tail_cut_z(s, q, TAIL_EPS_ERROR);
     if (s->have_result) {
-        bracket(&s->result, q, &lower, &upper);
-        if (accurate_enough(lower, upper, eps_error)) goto done;
+        double l, u;
+        bracket(&s->result, q, &l, &u);
+        if (met(known, l, u, eps_error)) {
+            *lower = l;
+            *upper = u;
+            return DPA_OK;
+        }
     }
     /* A coarse pass (upper lattices only) chooses the tilts for this query
-     * and, unless an earlier query left a grid step, the starting step. */
-    double h, theta[WORLDS];
+     * and the first step. */
+    double h0, theta[WORLDS];
     {
         double hc = coarse_step(s);
         step_grids sg;
         int st = step_grids_build(s, hc, 1, &sg);
-        if (st == DPA_ENOMEM) return dpa_fail(err, st, "pld: out of memory");
-        if (st) return dpa_fail(err, DPA_EACCURACY, "pld: cannot discretise the mechanisms (%s)", dpa_strerror(st));
-        h = starting_step(s, &sg, q, eps_error, hc, theta);
+        if (st == DPA_ENOMEM) return snprintf(why, why_size, "the coarse pass"), st;
+        if (st) {
+            snprintf(why, why_size, "the mechanisms cannot be discretised at the coarse step %g", hc);
+            return DPA_OK;
+        }
+        h0 = starting_step(s, &sg, q, REFERENCE_EPS_ERROR, hc, theta);
         step_grids_free(&sg);
-        /* A coarse lattice much wider than the step asked for spreads a
-         * narrow single step (a small sampling rate: a loss of order q) over
-         * its nodes, and the spread dominates K(theta): the tilt it picks is
-         * far below the optimum (q = 2e-6: 95 instead of thousands).  Choose
-         * the tilts again on the lattice at that step. */
-        if (h < 0.25 * hc && 400.0 * hc / h <= (double)(MAX_FFT / 16)) {
-            st = step_grids_build(s, h, 1, &sg);
-            if (st == DPA_ENOMEM) return dpa_fail(err, st, "pld: out of memory");
+        /* A coarse lattice much wider than the first step spreads a narrow
+         * single step (a small sampling rate: a loss of order q) over its
+         * nodes, and the spread dominates K(theta): the tilt it picks is far
+         * below the optimum (q = 2e-6: 95 instead of thousands).  Choose the
+         * tilts again on the lattice at that step (the step itself stays
+         * the one the coarse pass chose, independent of the tolerance). */
+        if (h0 < 0.25 * hc && 400.0 * hc / h0 <= (double)(MAX_FFT / 16)) {
+            st = step_grids_build(s, h0, 1, &sg);
+            if (st == DPA_ENOMEM) return snprintf(why, why_size, "the tilts' pass"), st;
             if (!st) {
-                h = starting_step(s, &sg, q, eps_error, h, theta);
+                double ignored = starting_step(s, &sg, q, REFERENCE_EPS_ERROR, h0, theta);
+                (void)ignored;
                 step_grids_free(&sg);
             }
         }
-        if (s->have_result) h = s->result.h;
     }
-    int have_best = 0, last_st = DPA_OK;
-    double prev_width = INFINITY;
-    int coarsenings = 0, weak = 0;   /* weak: passes in a row that narrowed by < 30% */
-    double best_lower = 0.0, best_upper = INFINITY;
-    /* No new pass starts when its predicted work (the last pass's, scaled
-     * by the step: the grids grow as 1/h) would exceed WORK_BUDGET: a bound
-     * on the time a query takes that is a count, so the answer is the same
-     * on any machine (only the bracket's width depends on where the
-     * refinement stopped; it stays valid). */
-    double spent = 0.0, last_work = 0.0, last_h = 0.0;
-    for (int it = 0; it < MAX_REFINEMENTS; it++) {
-        if (last_work > 0.0 && spent + last_work * (last_h / h) > WORK_BUDGET) break;
-        if (!steps_fit(s, h)) {
-            if (!have_best && coarsenings < 3) { coarsenings++; h *= 4.0; continue; }
-            last_st = DPA_EACCURACY;
+    /* 1. the calibration pass */
+    int kept = 0, o = PASS_TOO_FINE;
+    double h = h0, too_fine = 0.0, too_coarse = INFINITY, spent = 0.0, refused = 0.0;
+    double hs_c = 0.0, work_c = 0.0, l_c = 0.0, u_c = INFINITY;   /* the calibration pass's */
+    double resolution = finest_step(s);
+    for (int t = 0; t < CALIBRATION_TRIES && spent <= WORK_BUDGET && refused <= CALIBRATION_BUDGET &&
+                    !(snap_step(s, h) < resolution);
+         t++) {   /* every bound here the same for every eps_error */
+        double work;
+        o = pass(s, q, h, theta, &kept, &hs_c, &work, &l_c, &u_c);
+        spent += work;
+        if (o == PASS_TOO_COARSE) refused += NODE_WORK * step_nodes(s, hs_c);
+        if (o < 0) return snprintf(why, why_size, "grid step %g", hs_c), o;
+        if (o == PASS_BUILT) {
+            work_c = work;
             break;
         }
-        h = snap_step(s, h);
-        pld_result r;
-        double work_before = pld_fft_cache_work(s->fft);
-        int st = build_result(s, h, theta, &r);
-        last_work = pld_fft_cache_work(s->fft) - work_before;
-        last_h = h;
-        spent += last_work;
-        if (st == DPA_EACCURACY && h > 1e-6 && !all_steps_discretise(s, h)) {
-            h *= 0.5;                      /* the lower construction needs a finer grid */
-            continue;
-        }
-        if (st == DPA_ENOMEM) return dpa_fail(err, st, "pld: out of memory at grid step %g", h);
-        if (st && !have_best && coarsenings < 3) {
-            /* the transform would exceed the limit before any bracket was
-             * found: a coarser grid still gives a valid, looser one */
-            coarsenings++;
-            h *= 4.0;
-            continue;
-        }
-        if (st) { last_st = st; break; }   /* the transform would exceed the limit */
-        forget_result(s);
-        s->result = r;
-        s->have_result = 1;
-        /* the tables point at the grids they summarise: re-point them at
-         * the grids' new home */
-        for (int w = 0; w < WORLDS; w++)
-            for (int side = 0; side < 2; side++) s->result.table[w][side].g = &s->result.grid[w][side];
-        bracket(&s->result, q, &lower, &upper);
-        s->last_h = h;
-        if (upper - lower < best_upper - best_lower || !have_best) {
-            best_lower = lower;
-            best_upper = upper;
-            have_best = 1;
-        }
-        if (accurate_enough(lower, upper, eps_error)) goto done;
-        /* Two refinements in a row that narrowed the bracket by less than
-         * 30% met a floor that a finer grid does not remove (rounding or
-         * tail budgets): stop rather than spend ever larger grids on it. */
-        weak = it > 0 && !(upper - lower < 0.7 * prev_width) ? weak + 1 : 0;
-        if (weak >= 2) break;
-        prev_width = upper - lower;
-        /* both discretisation errors shrink like h^2 */
-        double width = upper - lower, target = eps_error * upper;
-        double factor = isfinite(width) && width > 0.0 ? sqrt(0.8 * target / width) : 0.25;
-        h *= fmin(0.7, fmax(0.25, factor));
+        if (o == PASS_TOO_COARSE) too_coarse = fmin(too_coarse, h);
+        else too_fine = fmax(too_fine, h);
+        if (too_fine > 0.0 && too_coarse < INFINITY) {
+            if (!(too_coarse > 1.02 * too_fine)) break;   /* no step between them builds */
+            h = sqrt(too_coarse * too_fine);
+        } else h = too_coarse < INFINITY ? 0.5 * h : 4.0 * h;
     }
-    if (have_best) {
-        out->lower = best_lower;
-        out->upper = best_upper;
-        out->estimate = isfinite(best_upper) ? 0.5 * (best_lower + best_upper) : best_lower;
-        out->flags = isfinite(out->upper) ? 0u : (unsigned)DPA_UNBOUNDED;
-    }   /* else: the widest answer set above */
-    if (s->pair_lower) out->flags |= DPA_PAIR_LOWER;
-    return dpa_fail(err, DPA_EACCURACY,
-                    "pld: bracket [%.6g, %.6g] is wider than eps_error %g allows within %zu FFT points%s",
-                    best_lower, best_upper, eps_error, MAX_FFT,
-                    last_st ? "" : " after the refinements tried");
-done:
-    out->lower = lower;
-    out->upper = upper;
-    out->estimate = isfinite(upper) ? 0.5 * (lower + upper) : lower;
-    out->flags = isfinite(upper) ? 0u : (unsigned)DPA_UNBOUNDED;
-    if (s->pair_lower) out->flags |= DPA_PAIR_LOWER;
-    return DPA_OK;
+    if (o != PASS_BUILT) {
+        snprintf(why, why_size, "no grid step builds (the lower construction refuses steps from %g, a transform "
+                 "would exceed %zu points below %g)", too_coarse, MAX_FFT, too_fine);
+        return DPA_OK;
+    }
+    *lower = l_c;
+    *upper = u_c;
+    if (met(known, *lower, *upper, eps_error)) return DPA_OK;
+    return walk(s, q, eps_error, known, theta, h, hs_c, work_c, l_c, u_c, &kept, lower, upper, why, why_size);
 }
 
 static int pld_epsilon(void *state, const dpa_options *opt, double delta, dpa_bound *out, dpa_error *err)

@@ -946,5 +946,95 @@ for acc in pld rdp gdp zcdp gaussian; do
     else fail "$acc: profile delta <= 1" "$(sed -n 2p "$TMP/out")"; fi
 done
 
+# ---- issue 20: a width that cannot be met is a flagged bracket, exit 0 ------------
+# Two queries that cannot meet their width:
+#  - delta at eps = 100 of 10 Gaussians of sigma 2 (mu = sqrt(10)/2): the exact
+#    delta, Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2), is below 1e-800
+#    (mpmath), under the smallest positive double, so any valid bracket is
+#    [0, u] with u >= 4.9e-324 > 0: relative width 1, never 1e-3;
+#  - eps at delta 1e-10 of q = 1e-3, sigma 1, T = 1e4 with --eps-error 1e-6:
+#    the certified FFT rounding bound alone is about 2% of eps there
+#    (docs/pld-design.md, "Refinement"); its lower bound must not exceed the
+#    rdp accountant's certified upper bound, run alongside.
+WNM_DELTA="delta --sigma 2 --steps 10 --epsilon 100 --accountant pld"
+WNM_EPS="epsilon --sigma 1 --sampling-rate 1e-3 --steps 10000 --delta 1e-10 --accountant pld --eps-error 1e-6"
+run epsilon --sigma 1 --sampling-rate 1e-3 --steps 10000 --delta 1e-10 --accountant rdp
+wnm_rdp=$(field upper)
+expect_ok "width not met: epsilon exits 0 and prints the bracket" '^flags +width not met' $WNM_EPS
+check "width not met: lower <= upper, lower <= rdp's upper" "v2 <= v1 && v2 <= v3 && v2 > 0" \
+    "$(field upper)" "$(field lower)" "$wnm_rdp"
+if grep -Eq '^note: width not met \(width [0-9.]+e-?[0-9]+ of upper, 1e-6 asked\)' "$TMP/out"; then
+    pass "width not met: the table says by how much"
+else fail "width not met: the table says by how much" "$(grep '^note' "$TMP/out")"; fi
+expect_ok "width not met: epsilon --format csv exits 0" '^pld,' $WNM_EPS --format csv
+if awk -F, 'NR == 2 { exit !($5 >= $6 && $6 > 0 && $9 ~ /width not met/) }' "$TMP/out"; then
+    pass "width not met: the csv row has the bracket and the flag"
+else fail "width not met: the csv row has the bracket and the flag" "$(sed -n 2p "$TMP/out")"; fi
+expect_ok "width not met: epsilon --format json exits 0" '"epsilon_upper"' $WNM_EPS --format json
+if is_json "$TMP/out"; then pass "width not met: json is valid JSON"; else fail "width not met: json is valid JSON"; fi
+if grep -q '"flags": \[[^]]*"width not met' "$TMP/out"; then pass "width not met: json flags array"
+else fail "width not met: json flags array" "$(grep flags "$TMP/out")"; fi
+expect_ok "width not met: delta exits 0" '^upper +4\.94065645[0-9]*e-324$' $WNM_DELTA
+check "width not met: delta lower is 0 (the true delta underflows)" "v1 == 0" "$(field lower)"
+if grep -q '^flags .*width not met' "$TMP/out" && grep -q '^note: width not met (width 1e0 of upper, 1e-3 asked)' "$TMP/out"
+then pass "width not met: delta table flags and note"
+else fail "width not met: delta table flags and note" "$(grep -E '^(flags|note)' "$TMP/out")"; fi
+expect_ok "width not met: compare exits 0" '^pld .*width not met' compare --sigma 2 --steps 10 --epsilon 100
+if grep -q '^note: pld: width not met (width 1e0 of upper, 1e-3 asked)' "$TMP/out"; then
+    pass "width not met: compare notes the pld row"
+else fail "width not met: compare notes the pld row" "$(grep '^note' "$TMP/out")"; fi
+expect_ok "width not met: compare --format json exits 0" '"method": "pld"' compare --sigma 2 --steps 10 \
+    --epsilon 100 --format json
+if is_json "$TMP/out" && grep -q '"method": "pld".*"flags": \[[^]]*"width not met' "$TMP/out"; then
+    pass "width not met: compare json is valid and flags the pld row"
+else fail "width not met: compare json is valid and flags the pld row"; fi
+expect_ok "width not met: profile exits 0" '^100 +0 +4\.94.*width not met.*\(width 1e0 of upper, 1e-3 asked\)' \
+    profile --sigma 2 --steps 10 --accountant pld --eps-min 99 --eps-max 100 --points 2
+expect_ok "width not met: profile --format csv" '^100,0,4\.94.*width not met' \
+    profile --sigma 2 --steps 10 --accountant pld --eps-min 99 --eps-max 100 --points 2 --format csv
+expect_ok "width not met: profile --format json" '"delta_upper": 4\.94' \
+    profile --sigma 2 --steps 10 --accountant pld --eps-min 99 --eps-max 100 --points 2 --format json
+if is_json "$TMP/out"; then pass "width not met: profile json is valid JSON"
+else fail "width not met: profile json is valid JSON"; fi
+
+# --require-width: exit 1, one line on stderr, the bracket still on stdout
+# expect_width_error NAME STDOUT-ERE ARGS...
+expect_width_error() {
+    name=$1
+    pattern=$2
+    shift 2
+    run "$@"
+    if [ "$status" -ne 1 ]; then
+        fail "$name" "exit status $status, expected 1"
+    elif ! stderr_is_one_line || ! grep -q '^dpacct: pld: bracket .* wider than eps_error' "$TMP/err"; then
+        fail "$name" "stderr: $(first_error)"
+    elif ! grep -Eq -- "$pattern" "$TMP/out"; then
+        fail "$name" "stdout does not match /$pattern/"
+    else
+        pass "$name"
+    fi
+}
+expect_width_error "--require-width: epsilon exits 1, bracket on stdout" '^upper +[0-9]' $WNM_EPS --require-width
+check "--require-width: the same bracket" "v2 <= v1 && v2 > 0" "$(field upper)" "$(field lower)"
+expect_width_error "--require-width: csv" '^pld,true,"?pld: bracket.*,[0-9.]+,[0-9.]+,.*width not met' \
+    $WNM_EPS --require-width --format csv
+expect_width_error "--require-width: json" '"epsilon_upper": [0-9]' $WNM_EPS --require-width --format json
+if is_json "$TMP/out"; then pass "--require-width: json is valid JSON"
+else fail "--require-width: json is valid JSON"; fi
+expect_width_error "--require-width: delta" '^upper +4\.94' $WNM_DELTA --require-width
+expect_width_error "--require-width: compare" '^pld .*width not met' compare --sigma 2 --steps 10 --epsilon 100 \
+    --require-width
+expect_width_error "--require-width: profile prints every row" '^100 +0 +4\.94' \
+    profile --sigma 2 --steps 10 --accountant pld --eps-min 99 --eps-max 100 --points 2 --require-width
+expect_ok "--require-width: a width that is met is success" '^flags +-$' epsilon --sigma 0.8 \
+    --sampling-rate 0.01 --steps 1000 --delta 1e-5 --accountant pld --require-width
+expect_usage "--require-width takes no value" --require-width epsilon --sigma 1 --delta 1e-5 --require-width=1
+expect_usage "--require-width is not for calibrate" --require-width calibrate --epsilon 1 --delta 1e-5 \
+    --require-width
+expect_usage "--require-width is not for rdp-curve" --require-width rdp-curve --sigma 1 --require-width
+for cmd in epsilon delta compare profile; do
+    expect_ok "$cmd --help lists --require-width" '^  --require-width ' $cmd --help
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
