@@ -647,6 +647,14 @@ static int accurate_enough(double lower, double upper, double eps_error)
     return upper - lower <= eps_error * upper;
 }
 
+/* The tilt of every world on the lattices sg (a world not composed, the
+ * same pair, takes world 0's). */
+static void choose_thetas(const pld_state *s, const step_grids *sg, const query *q, double theta[WORLDS])
+{
+    theta[0] = choose_theta(s, sg, 0, q);
+    for (int w = 1; w < WORLDS; w++) theta[w] = w < s->worlds ? choose_theta(s, sg, w, q) : theta[0];
+}
+
 /* The starting grid step: the composed loss has spread s_T = sqrt(sum
  * times Var L); connect-the-dots and its lower mirror each move eps by
  * about z h^2 sqrt(T) / (8 sqrt(Var)) (a mean-preserving spread adds at
@@ -671,11 +679,9 @@ static double starting_step(const pld_state *s, const step_grids *sg, const quer
         steps += (double)s->comp[c].times;
     }
     double eps = q->want_eps ? chernoff(s, sg, 0, q, 1.0) : q->value;
-    for (int w = 0; w < WORLDS; w++) {
-        if (w >= s->worlds) { theta[w] = theta[0]; continue; }
-        theta[w] = choose_theta(s, sg, w, q);
+    choose_thetas(s, sg, q, theta);
+    for (int w = 0; w < s->worlds; w++)
         if (q->want_eps && theta[w] > 0.0) eps = fmax(eps, chernoff(s, sg, w, q, theta[w]));
-    }
     if (!(eps > 0.0) || !isfinite(eps)) eps = 1.0;
     double h = 0.5 * sqrt(eps_error * eps * sqrt(var) / steps);
     if (!(h > 0.0) || !isfinite(h)) h = h_coarse;
@@ -1075,8 +1081,7 @@ static int run_query_grids(pld_state *s, const query *q, double eps_error, const
             st = step_grids_build(s, h0, 1, &sg);
             if (st == DPA_ENOMEM) return snprintf(why, why_size, "the tilts' pass"), st;
             if (!st) {
-                double ignored = starting_step(s, &sg, q, REFERENCE_EPS_ERROR, h0, theta);
-                (void)ignored;
+                choose_thetas(s, &sg, q, theta);
                 step_grids_free(&sg);
             }
         }

@@ -107,6 +107,14 @@ const char *upper_text(double x, int json, char *buf)
     return buf;
 }
 
+int parse_report_format(const char *text, int *json)
+{
+    cli_format format = CLI_FORMAT_TABLE;
+    int st = cli_parse_format(text, 0, &format);
+    if (!st) *json = format == CLI_FORMAT_JSON;
+    return st;
+}
+
 int parse_accountant(const char *text, const char **out)
 {
     int choice;

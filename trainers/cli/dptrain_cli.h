@@ -48,6 +48,8 @@ int parse_data_size(const char *text, uint64_t *out);
 /* epochs x n (the gradient evaluations) within CLI_MAX_WORK, else a usage
  * error naming --epochs. */
 int check_work(uint64_t epochs, size_t n);
+/* --format: table or json (the reports have no CSV); *json set. */
+int parse_report_format(const char *text, int *json);
 /* A name of libdpacct's accountants into *out, else a usage error. */
 int parse_accountant(const char *text, const char **out);
 /* csv, libsvm or idx into *out, else a usage error. */

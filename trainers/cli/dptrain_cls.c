@@ -132,7 +132,7 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         [O_CLIPROWS] = { "clip-rows", "X", NULL },
     };
     char command[64];
-    snprintf(command, sizeof command, "%s", "dptrain sgd");
+    snprintf(command, sizeof command, "dptrain %s", argv[0]);  /* argv[0]: the subcommand */
     cli_parser p;
     cli_parser_init(&p, options, O_COUNT, command, 0);
     const char *value;
@@ -195,12 +195,7 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         case O_CLIPROWS: st = cli_parse_real("clip-rows", value, 0.0, 1, INFINITY, 1, &a->clip_rows); break;
         case O_MAXDATA: st = parse_data_size(value, &a->max_bytes); break;
         case O_PEREPOCH: a->per_epoch = 1; break;
-        case O_FORMAT: {
-            cli_format format = CLI_FORMAT_TABLE;
-            st = cli_parse_format(value, 0, &format);
-            a->json = format == CLI_FORMAT_JSON;
-            break;
-        }
+        case O_FORMAT: st = parse_report_format(value, &a->json); break;
         case O_PROGRESS: a->progress = 1; break;
         }
         if (st) return st;

@@ -165,8 +165,7 @@ static int parse_args(int argc, char **argv, args *a)
         [O_CLIPROWS] = { "clip-rows", "X", NULL }, [O_PUBDATA] = { "public-data", "X", NULL },
         [O_PUBLABELS] = { "public-labels", "X", NULL }, [O_VERSION] = { "version", NULL, NULL },
     };
-    char command[64];
-    snprintf(command, sizeof command, "%s", "dptrain");
+    const char *command = "dptrain";
     cli_parser p;
     cli_parser_init(&p, options, O_COUNT, command, 0);
     const char *value;
@@ -230,12 +229,7 @@ static int parse_args(int argc, char **argv, args *a)
         case O_INIT: st = cli_parse_real("init-scale", value, 0.0, 0, INFINITY, 1, &a->opt.init_scale); break;
         case O_SEED: st = parse_seed("seed", value, &a->opt.seed); a->seed_given = 1; break;
         case O_MAXDATA: st = parse_data_size(value, &a->max_bytes); break;
-        case O_FORMAT: {
-            cli_format format = CLI_FORMAT_TABLE;
-            st = cli_parse_format(value, 0, &format);
-            a->json = format == CLI_FORMAT_JSON;
-            break;
-        }
+        case O_FORMAT: st = parse_report_format(value, &a->json); break;
         case O_PROGRESS: a->progress = 1; break;
         }
         if (st) return st;

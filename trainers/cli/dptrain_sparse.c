@@ -100,7 +100,7 @@ static int parse_sm_args(int argc, char **argv, sm_args *a)
         [O_VERSION] = { "version", NULL, NULL }, [O_MAXDATA] = { "max-data-size", "X", NULL },
     };
     char command[64];
-    snprintf(command, sizeof command, "%s", "dptrain sparse-mean");
+    snprintf(command, sizeof command, "dptrain %s", argv[0]);  /* argv[0]: the subcommand */
     cli_parser p;
     cli_parser_init(&p, options, O_COUNT, command, 0);
     const char *value;
