@@ -49,6 +49,16 @@ static void die(const dpa_error *err)
     exit(1);
 }
 
+/* The generator of every trainer's privacy draws in the bench: secure, as
+ * a private run needs (one for the whole bench, freed at exit). */
+static dpt_rng *bench_rng(void)
+{
+    static dpt_rng *r;
+    dpa_error err = { 0 };
+    if (!r && dpt_rng_new_secure(&r, &err)) die(&err);
+    return r;
+}
+
 static void epsilon_query(void *p)
 {
     struct query *q = p;
@@ -275,6 +285,7 @@ static void train_run(void *p)
     o.epsilon = 1.0;
     o.delta = 1e-6;
     o.batch_size = 200;
+    o.rng = bench_rng();
     if (c->alg == DPT_DP_MBGLMTRON) {
         o.clip_rule = DPT_CLIP_PRIVATE;
         o.estimate_size = 20;
@@ -402,6 +413,7 @@ static void classification_benches(void)
         dpt_cls_defaults(&o);
         o.noise_multiplier = 15.0;
         o.learning_rate = 0.5;
+        o.rng = bench_rng();
         dpt_cls_result r;
         double t0 = now();
         if (dpt_cls_train(&data, m, &o, &r, &err)) die(&err);
@@ -462,6 +474,7 @@ static void seed_002_004_benches(void)
     dpt_ntk_options o;
     dpt_ntk_defaults(&o);
     o.epsilon_gsm = 4.0;
+    o.rng = bench_rng();
     for (int priv = 0; priv < 2; priv++) {
         o.private_ = priv;
         dpt_ntk_model *m;
@@ -492,6 +505,7 @@ static void seed_002_004_benches(void)
             mo.method = methods[k];
             mo.sparsity = spec.s;
             mo.norm = spec.norm;
+            mo.rng = bench_rng();
             dpt_mean_result mr;
             double t0 = now();
             if (dpt_sparse_mean(&data, &mo, est, &mr, &err)) die(&err);
