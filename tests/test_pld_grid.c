@@ -323,6 +323,103 @@ START_TEST(pads_bound_the_transform_error)
 }
 END_TEST
 
+/* The power's rounding bound from the computed coefficients (power_rounding)
+ * holds for long powers, against the exact composition in long double, and
+ * is far below the a priori T gamma ||b||_2 that it replaced: a step of 12
+ * nodes composed up to 3000 times spreads over ~500 nodes, so the powers
+ * that matter have l2 norm ~ 1/sqrt(500) of the step's. */
+START_TEST(power_rounding_bound_holds_for_long_powers)
+{
+    const double w[12] = { 3, 9, 1, 0.5, 7, 2, 2, 0.25, 4, 6, 0.125, 1 };
+    pld_grid g;
+    ck_assert_int_eq(pld_grid_alloc(&g, 0.01, -5, 12), DPA_OK);
+    double total = 0.0, sq = 0.0;
+    for (size_t i = 0; i < 12; i++) total += w[i];
+    for (size_t i = 0; i < 12; i++) {
+        g.mass[i] = w[i] / total;
+        sq += g.mass[i] * g.mass[i];
+    }
+    g.finite = 1.0;
+    const unsigned counts[] = { 256, 1024, 3000 };
+    for (size_t c = 0; c < 3; c++) {
+        unsigned t = counts[c];
+        pld_grid out;
+        ck_assert_int_eq(pld_grid_self_compose(&g, t, PLD_UPPER, 1e-30, (size_t)1 << 22, NULL, &out), DPA_OK);
+        size_t rn;
+        long double *ref = exact_power(g.mass, g.n, t, &rn);
+        long double scale = expl((long double)out.log_scale - (long double)t * g.log_scale);
+        int64_t base = (int64_t)t * g.first;
+        long double l1 = 0.0L, l2 = 0.0L;
+        for (size_t k = 0; k < rn; k++) {
+            int64_t idx = base + (int64_t)k - out.first;
+            long double have = idx >= 0 && (size_t)idx < out.n ? (long double)out.mass[idx] * scale : 0.0L;
+            long double e = have - ref[k];
+            l1 += fabsl(e);
+            l2 += e * e;
+        }
+        l2 = sqrtl(l2);
+        ck_assert_msg(l1 <= (long double)out.pad * scale, "t %u: l1 error %.3Lg above pad %.3Lg", t, l1,
+                      (long double)out.pad * scale);
+        ck_assert_msg(l2 <= (long double)out.pad2 * scale, "t %u: l2 error %.3Lg above pad2 %.3Lg", t, l2,
+                      (long double)out.pad2 * scale);
+        size_t N = 1;
+        while (N < out.n) N <<= 1;
+        double a_priori = t * 20.0 * DBL_EPSILON * log2((double)N) * sqrt(sq);
+        ck_assert_msg((double)out.pad2 * (double)scale < (t >= 3000 ? 0.15 : 1.0) * a_priori, "t %u: pad2 %.3g, a priori %.3g", t,
+                      out.pad2 * (double)scale, a_priori);
+        free(ref);
+        pld_grid_free(&out);
+    }
+    pld_grid_free(&g);
+}
+END_TEST
+
+/* The same at T = 1e6 on a two-point step, whose composition is binomial
+ * (reference by the ratio recurrence in long double from the mode,
+ * normalised by its sum: relative error ~1e-16).  Here the transform's
+ * error is systematic, about T u of every entry (the total's rounding
+ * raised to the power T), so a bound that does not grow with T fails. */
+START_TEST(power_rounding_bound_grows_with_t)
+{
+    pld_grid g;
+    ck_assert_int_eq(pld_grid_alloc(&g, 0.01, 0, 2), DPA_OK);
+    g.mass[0] = 0.7;
+    g.mass[1] = 0.3;
+    g.finite = 1.0;
+    const uint64_t t = 1000000;
+    pld_grid out;
+    ck_assert_int_eq(pld_grid_self_compose(&g, t, PLD_UPPER, 1e-30, (size_t)1 << 22, NULL, &out), DPA_OK);
+    long double s = (long double)g.mass[0] + (long double)g.mass[1], p = (long double)g.mass[1] / s;
+    long double mean = (long double)t * p, sd = sqrtl(mean * (1.0L - p));
+    int64_t lo = (int64_t)(mean - 40.0L * sd), hi = (int64_t)(mean + 40.0L * sd), mode = (int64_t)mean;
+    size_t n = (size_t)(hi - lo + 1);
+    long double *r = calloc(n, sizeof *r), sum = 0.0L;
+    r[mode - lo] = 1.0L;
+    for (int64_t k = mode; k < hi; k++)
+        r[k + 1 - lo] = r[k - lo] * (long double)(t - (uint64_t)k) / (long double)(k + 1) * p / (1.0L - p);
+    for (int64_t k = mode; k > lo; k--)
+        r[k - 1 - lo] = r[k - lo] * (long double)k / (long double)(t - (uint64_t)k + 1) * (1.0L - p) / p;
+    for (size_t i = 0; i < n; i++) sum += r[i];
+    long double total = powl(s, (long double)t), scale = expl((long double)out.log_scale);
+    long double l1 = 0.0L, l2 = 0.0L;
+    ck_assert(out.first >= lo && out.first + (int64_t)out.n <= hi);
+    for (int64_t k = lo; k <= hi; k++) {
+        int64_t idx = k - out.first;
+        long double have = idx >= 0 && (size_t)idx < out.n ? (long double)out.mass[idx] * scale : 0.0L;
+        long double e = have - total * r[k - lo] / sum;
+        l1 += fabsl(e);
+        l2 += e * e;
+    }
+    l2 = sqrtl(l2);
+    ck_assert_msg(l1 <= (long double)out.pad * scale, "l1 error %.3Lg above pad %.3Lg", l1, (long double)out.pad * scale);
+    ck_assert_msg(l2 <= (long double)out.pad2 * scale, "l2 error %.3Lg above pad2 %.3Lg", l2,
+                  (long double)out.pad2 * scale);
+    free(r);
+    pld_grid_free(&out);
+    pld_grid_free(&g);
+}
+END_TEST
+
 /* An error bound or a sum lost to overflow (NaN, from an extreme tilt) is
  * never read as zero: the upper profile is 1 and the lower 0 everywhere,
  * and the upper epsilon is +inf.  (A NaN pad used to count as no error:
@@ -417,6 +514,8 @@ int main(void)
     tcase_add_test(tc, fft_cache_is_bit_identical);
     tcase_add_test(tc, weight_l2_bounds_the_lattice_sum);
     tcase_add_test(tc, pads_bound_the_transform_error);
+    tcase_add_test(tc, power_rounding_bound_holds_for_long_powers);
+    tcase_add_test(tc, power_rounding_bound_grows_with_t);
     tcase_add_test(tc, lost_bounds_give_the_widest_answer);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -467,7 +467,7 @@ static int component_grids(const pld_component *c, int w, double z, double h, do
     for (int side = 0; side < 2 && !st; side++) {
         st = pld_grid_tilt(&one[side], theta, (pld_side)side);
         if (!st) {
-            pld_grid_trim(&one[side], (pld_side)side, TAIL_CUT);
+            pld_grid_trim(&one[side], (pld_side)side, TAIL_CUT / (double)c->times);
             st = pld_grid_self_compose(&one[side], c->times, (pld_side)side, TAIL_CUT, MAX_FFT, fft, &out[side]);
         }
         if (!st) done = side + 1;

@@ -670,16 +670,57 @@ static void complex_power(double *re, double *im, uint64_t count)
     *im = ri;
 }
 
+/* The rounding of one transform's power, bounded a posteriori from the
+ * computed coefficients: an l2 bound on the N output entries.
+ *
+ * Each computed coefficient c^_k of the normalised step b differs from the
+ * exact c_k by at most eta = gamma |b|_1: in a Cooley-Tukey transform every
+ * intermediate value is a partial sum over a subset of the inputs (modulus
+ * <= that subset's l1 norm), the nodes of one stage that feed output k
+ * partition the inputs, and each node's rounding reaches k multiplied by
+ * unit twiddles -- so each of the log2(N) stages adds at most a few u |b|_1
+ * (the per-component form of the analysis behind Higham's Thm 24.2; gamma
+ * is the same 20 u log2(N) with room for FFTW's radices).  With
+ * a_k = |c^_k| + eta >= max(|c_k|, |c^_k|):
+ *   |c^_k^T - c_k^T| <= T eta a_k^(T-1)            (mean value, |z^T|' = T z^(T-1))
+ *   |pow(c^_k) - c^_k^T| <= ((1 + 3u)^T - 1) |c^_k|^T
+ * (binary powering: the error factors of the squarings and products carry
+ * exponents summing to at most T, each complex product within sqrt 2 gamma_2
+ * = 2.83u, Higham (3.6)).  So E_k = a_k^(T-1) (T eta + ((1 + 3u)^T - 1) a_k), and the
+ * inverse transform (1/N) F* of the powers P^ gives, by Parseval and
+ * Higham's l2 bound for the inverse itself,
+ *   ||x^ - x||_2 <= (gamma ||P^||_2 + ||E||_2) / sqrt(N),
+ * ||E||_2 over all N coefficients (k and N - k alike).  Only the
+ * coefficients near |c_k| = 1 contribute: the bound is about
+ * T eta ||b^{*(T-1)}||_2, where the a priori T gamma ||b||_2 (the first form)
+ * used the single step's l2 norm -- 10 to 100 times larger for a step much
+ * narrower than its composition -- and (1 + eta)^T grew without bound in T. */
+static double power_rounding(const fftw_complex *spec, size_t N, uint64_t count, double eta)
+{
+    double t = (double)count;
+    double rel = expm1(1.5 * U * t) * (1.0 + 1e-9);   /* (1 + 3u)^T - 1, u = U / 2 */
+    long double errs = 0.0L;
+    for (size_t k = 0; k < N / 2 + 1; k++) {
+        double a = hypot(spec[k][0], spec[k][1]) * (1.0 + 2.0 * U) + eta;
+        double lg = log(a);
+        /* a^(T-1) by exp((T - 1) log a), widened by the logarithm's rounding */
+        double pw = exp((t - 1.0) * lg + 2.0 * U * (t - 1.0) * fabs(lg) + 4.0 * U);
+        double e = pw * (t * eta + rel * a);
+        long double w = (k == 0 || 2 * k == N) ? 1.0L : 2.0L;   /* k and N - k */
+        errs += w * (long double)e * (long double)e;
+    }
+    return (double)sqrtl(errs) * (1.0 + 1e-9);
+}
+
 /* count-fold composition by one transform: normalise the step, raise its
  * transform to the power count, transform back on a window that Chernoff
  * bounds say holds all but tail_cut of the tilted composition on each side;
  * the mass outside aliases into the window and is charged to the pad, with
- * the rounding (Higham Thm 24.2 for the transforms; binary powering has
- * relative error <= 3 (count + 64) u).  DPA_EACCURACY when the window needs
- * more than max_fft points or the pad's effect (the smaller of the l1 pad
- * and the l2 pad times ||w||_2, pad_effect) would exceed 1e-3 of the total
- * -- the powers' error bound grows like (1 + eta)^t -- so that the caller
- * can square instead. */
+ * the rounding (power_rounding, from the computed coefficients).
+ * DPA_EACCURACY when the window needs more than max_fft points or the pad's
+ * effect (the smaller of the l1 pad and the l2 pad times ||w||_2,
+ * pad_effect) would exceed 1e-3 of the total, so that the caller can square
+ * instead. */
 static int power_compose(const pld_grid *a, uint64_t count, pld_side side, double tail_cut,
                          size_t max_fft, pld_fft_cache *cache, pld_grid *out)
 {
@@ -694,38 +735,47 @@ static int power_compose(const pld_grid *a, uint64_t count, pld_side side, doubl
     double width = hi - lo + 1.0;
     size_t N = 1;
     while ((double)N < width && N <= max_fft) N <<= 1;
-    double t = (double)count, b2 = 0.0;
-    for (size_t j = 0; j < n; j++) b2 += b[j] * b[j];
-    b2 = sqrt(b2) * (1.0 + (double)n * U);
+    if ((double)N < width || N > max_fft) { free(b); return DPA_EACCURACY; }
+    double t = (double)count, b1 = 0.0;
+    for (size_t j = 0; j < n; j++) b1 += b[j];
+    b1 *= 1.0 + (double)n * U;
     double gamma = 20.0 * U * log2((double)(N > 2 ? N : 2)), rootn = sqrt((double)N);
-    double eta = gamma * rootn * b2;
+    double eta = gamma * b1;                          /* per coefficient, see power_rounding */
     double rho = a->pad / total;                      /* the input's own error, relative */
-    double grow = exp((t - 1.0) * log1p(eta));
-    /* the transforms' and the powers' rounding, as an l2 bound on the N
-     * entries of the output (times sqrt(N) for l1) */
-    double round2 = t * grow * gamma * b2 + (3.0 * (t + 64.0) * U) * grow * (1.0 + eta) + gamma;
+    double rho2 = a->pad2 / total;
+    fftw_plan r2c, c2r;
+    int st = fft_prepare(cache, N, 1, &r2c, &c2r);
+    if (st) { free(b); return st; }
+    double *x = cache->work[0].re;
+    fftw_complex *fx = cache->work[0].spec;
+    memset(x, 0, N * sizeof *x);
+    for (size_t j = 0; j < n; j++) x[j % N] += b[j];
+    free(b);
+    fftw_execute_dft_r2c(r2c, x, fx);
+    double errs = power_rounding(fx, N, count, eta);
+    long double pows = 0.0L;
+    for (size_t k = 0; k < N / 2 + 1; k++) {
+        complex_power(&fx[k][0], &fx[k][1], count);
+        long double w = (k == 0 || 2 * k == N) ? 1.0L : 2.0L;
+        pows += w * ((long double)fx[k][0] * fx[k][0] + (long double)fx[k][1] * fx[k][1]);
+    }
+    double pow2 = (double)sqrtl(pows) * (1.0 + 4.0 * U);
+    double round2 = (gamma * pow2 + errs) / rootn * (1.0 + 4.0 * U);
+    /* l1 <= sqrt(N) l2 over the N entries; the aliased and truncated tails
+     * and the normalisation's rounding by their l1 norms (l2 <= l1); the
+     * input's error through the telescoping sum
+     * (b + e)^{*t} - b^{*t} = sum_k (b + e)^{*k} * e * b^{*(t-1-k)}, each
+     * term's l1 (l2) norm <= ||e||_1 (||e||_2) (1 + rho)^{t-1} by Young's
+     * inequality. */
     double pad = rootn * round2 + 2.0 * (out_left + out_right) + t * rho * exp((t - 1.0) * log1p(rho)) +
                  4.0 * (double)n * U;
-    /* In l2: the aliased and truncated tails and the normalisation's
-     * rounding by their l1 norms (l2 <= l1); the input's error through the
-     * telescoping sum (b + e)^{*t} - b^{*t} = sum_k (b + e)^{*k} * e * b^{*(t-1-k)},
-     * each term's l2 norm <= ||e||_2 (1 + rho)^{t-1} by Young's inequality. */
-    double rho2 = a->pad2 / total;
     double pad2 = round2 + 2.0 * (out_left + out_right) + t * rho2 * exp((t - 1.0) * log1p(rho)) +
                   4.0 * (double)n * U;
     /* the pad's effect on delta is bounded by the smaller of the two norms (pad_effect) */
     double effective = fmin(pad, pad2 * pld_grid_weight_l2(a->theta, a->h));
-    if ((double)N < width || N > max_fft || !(effective <= 1e-3)) { free(b); return DPA_EACCURACY; }
-    fftw_plan r2c, c2r;
-    int st = fft_prepare(cache, N, 1, &r2c, &c2r);
-    if (!st) st = pld_grid_alloc(out, a->h, 0, (size_t)width);
+    if (!(effective <= 1e-3)) return DPA_EACCURACY;
+    st = pld_grid_alloc(out, a->h, 0, (size_t)width);
     if (!st) {
-        double *x = cache->work[0].re;
-        fftw_complex *fx = cache->work[0].spec;
-        memset(x, 0, N * sizeof *x);
-        for (size_t j = 0; j < n; j++) x[j % N] += b[j];
-        fftw_execute_dft_r2c(r2c, x, fx);
-        for (size_t k = 0; k < N / 2 + 1; k++) complex_power(&fx[k][0], &fx[k][1], count);
         fftw_execute_dft_c2r(c2r, fx, x);                  /* destroys fx */
         /* entry i of the window is the index sum lo + i, found at (lo + i) mod N */
         size_t base = (size_t)fmod(lo, (double)N);
@@ -749,7 +799,6 @@ static int power_compose(const pld_grid *a, uint64_t count, pld_side side, doubl
         trim(out, side, budget);
         normalise(out);
     }
-    free(b);
     return st;
 }
 
