@@ -420,6 +420,58 @@ START_TEST(power_rounding_bound_grows_with_t)
 }
 END_TEST
 
+/* Coarsening a composed, tilted grid (pld_grid_coarsen): the upper image is
+ * connect-the-dots of the fine profile, so it equals the fine profile at the
+ * coarse nodes and lies above it in between (and its bound, with the pad
+ * carried, above the fine bound); the lower image lies below the fine lower
+ * bound everywhere.  Checked on a dense set of eps between and at the
+ * coarse nodes, for a 64-fold Poisson-subsampled Gaussian at theta = 2. */
+START_TEST(coarsened_grids_keep_their_side)
+{
+    const double h = 2e-3, theta = 2.0;
+    pld_profile p = { .pair = PLD_POISSON_REMOVE, .sigma = 1.0, .q = 0.05 };
+    double lo, hi;
+    pld_profile_loss_range(&p, &lo, &hi);
+    int64_t k0 = (int64_t)floor(lo / h), k1 = (int64_t)ceil(hi / h);
+    pld_grid one[2], fine[2], coarse[2];
+    ck_assert_int_eq(pld_grid_connect_dots(&one[PLD_UPPER], upper_log_delta, &p, h, k0, k1), DPA_OK);
+    ck_assert_int_eq(pld_grid_lower_dots(&one[PLD_LOWER], lower_log_delta, pld_profile_log_q_survival, &p, h, k0,
+                                         k1, 0), DPA_OK);
+    for (int side = 0; side < 2; side++) {
+        ck_assert_int_eq(pld_grid_tilt(&one[side], theta, (pld_side)side), DPA_OK);
+        ck_assert_int_eq(pld_grid_self_compose(&one[side], 64, (pld_side)side, 1e-12, (size_t)1 << 22, NULL,
+                                               &fine[side]), DPA_OK);
+        ck_assert_int_eq(pld_grid_coarsen(&fine[side], (pld_side)side, 3, &coarse[side]), DPA_OK);
+        ck_assert_double_eq(coarse[side].h, 8.0 * h);
+        ck_assert_double_eq(coarse[side].theta, theta);
+    }
+    int at_nodes = 0;
+    for (double eps = -0.5; eps <= 6.0; eps += h / 3.0) {
+        double fu = pld_grid_delta(&fine[PLD_UPPER], eps), cu = pld_grid_delta(&coarse[PLD_UPPER], eps);
+        ck_assert_msg(cu >= fu * (1.0 - 1e-12), "eps %g: coarse upper %.17g below fine %.17g", eps, cu, fu);
+        ck_assert_msg(pld_grid_delta_bound(&coarse[PLD_UPPER], eps, PLD_UPPER) >=
+                          pld_grid_delta_bound(&fine[PLD_UPPER], eps, PLD_UPPER) * (1.0 - 1e-12),
+                      "eps %g: coarse upper bound below the fine one", eps);
+        double fl = pld_grid_delta_bound(&fine[PLD_LOWER], eps, PLD_LOWER);
+        double cl = pld_grid_delta_bound(&coarse[PLD_LOWER], eps, PLD_LOWER);
+        ck_assert_msg(cl <= fl, "eps %g: coarse lower %.17g above fine %.17g", eps, cl, fl);
+    }
+    for (int64_t k = -60; k <= 700; k++) {
+        double eps = (double)k * coarse[PLD_UPPER].h;
+        double fu = pld_grid_delta(&fine[PLD_UPPER], eps), cu = pld_grid_delta(&coarse[PLD_UPPER], eps);
+        if (fu < 1e-300) continue;
+        ck_assert_msg(fabs(cu - fu) <= 1e-9 * fu, "node %g: coarse %.17g, fine %.17g", eps, cu, fu);
+        at_nodes++;
+    }
+    ck_assert_int_gt(at_nodes, 500);
+    for (int side = 0; side < 2; side++) {
+        pld_grid_free(&one[side]);
+        pld_grid_free(&fine[side]);
+        pld_grid_free(&coarse[side]);
+    }
+}
+END_TEST
+
 /* An error bound or a sum lost to overflow (NaN, from an extreme tilt) is
  * never read as zero: the upper profile is 1 and the lower 0 everywhere,
  * and the upper epsilon is +inf.  (A NaN pad used to count as no error:
@@ -516,6 +568,7 @@ int main(void)
     tcase_add_test(tc, pads_bound_the_transform_error);
     tcase_add_test(tc, power_rounding_bound_holds_for_long_powers);
     tcase_add_test(tc, power_rounding_bound_grows_with_t);
+    tcase_add_test(tc, coarsened_grids_keep_their_side);
     tcase_add_test(tc, lost_bounds_give_the_widest_answer);
     suite_add_tcase(s, tc);
     return run_suite(s);

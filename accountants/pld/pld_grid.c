@@ -694,22 +694,36 @@ static void complex_power(double *re, double *im, uint64_t count)
  * coefficients near |c_k| = 1 contribute: the bound is about
  * T eta ||b^{*(T-1)}||_2, where the a priori T gamma ||b||_2 (the first form)
  * used the single step's l2 norm -- 10 to 100 times larger for a step much
- * narrower than its composition -- and (1 + eta)^T grew without bound in T. */
-static double power_rounding(const fftw_complex *spec, size_t N, uint64_t count, double eta)
+ * narrower than its composition -- and (1 + eta)^T grew without bound in T.
+ *
+ * The input's own error e (||e||_1 <= pad, rho = pad / |b|_1 relative)
+ * enters the same way: each coefficient of e is at most ||e||_1, so with
+ * eta + rho in place of eta the bound covers the distance to the power of
+ * the exact step, smoothed by the powers like the rounding (errs_with_input);
+ * the telescoping bound t rho (1 + rho)^(t-1) (Young's inequality: no
+ * smoothing) is the alternative, and power_compose takes the smaller.  The
+ * difference matters where a coarsened block (pld_grid_coarsen) carries the
+ * pad of its own transform into the next power. */
+static void power_rounding(const fftw_complex *spec, size_t N, uint64_t count, double eta, double rho,
+                           double *errs_alone, double *errs_with_input)
 {
     double t = (double)count;
     double rel = expm1(1.5 * U * t) * (1.0 + 1e-9);   /* (1 + 3u)^T - 1, u = U / 2 */
-    long double errs = 0.0L;
+    long double alone = 0.0L, with = 0.0L;
     for (size_t k = 0; k < N / 2 + 1; k++) {
-        double a = hypot(spec[k][0], spec[k][1]) * (1.0 + 2.0 * U) + eta;
-        double lg = log(a);
-        /* a^(T-1) by exp((T - 1) log a), widened by the logarithm's rounding */
-        double pw = exp((t - 1.0) * lg + 2.0 * U * (t - 1.0) * fabs(lg) + 4.0 * U);
-        double e = pw * (t * eta + rel * a);
+        double mag = hypot(spec[k][0], spec[k][1]) * (1.0 + 2.0 * U);
         long double w = (k == 0 || 2 * k == N) ? 1.0L : 2.0L;   /* k and N - k */
-        errs += w * (long double)e * (long double)e;
+        for (int input = 0; input < 2; input++) {
+            double e_k = input ? eta + rho : eta, a = mag + e_k, lg = log(a);
+            /* a^(T-1) by exp((T - 1) log a), widened by the logarithm's rounding */
+            double pw = exp((t - 1.0) * lg + 2.0 * U * (t - 1.0) * fabs(lg) + 4.0 * U);
+            double e = pw * (t * e_k + rel * a);
+            if (input) with += w * (long double)e * (long double)e;
+            else alone += w * (long double)e * (long double)e;
+        }
     }
-    return (double)sqrtl(errs) * (1.0 + 1e-9);
+    *errs_alone = (double)sqrtl(alone) * (1.0 + 1e-9);
+    *errs_with_input = (double)sqrtl(with) * (1.0 + 1e-9);
 }
 
 /* count-fold composition by one transform: normalise the step, raise its
@@ -752,7 +766,8 @@ static int power_compose(const pld_grid *a, uint64_t count, pld_side side, doubl
     for (size_t j = 0; j < n; j++) x[j % N] += b[j];
     free(b);
     fftw_execute_dft_r2c(r2c, x, fx);
-    double errs = power_rounding(fx, N, count, eta);
+    double errs, errs_input;
+    power_rounding(fx, N, count, eta, rho, &errs, &errs_input);
     long double pows = 0.0L;
     for (size_t k = 0; k < N / 2 + 1; k++) {
         complex_power(&fx[k][0], &fx[k][1], count);
@@ -761,15 +776,17 @@ static int power_compose(const pld_grid *a, uint64_t count, pld_side side, doubl
     }
     double pow2 = (double)sqrtl(pows) * (1.0 + 4.0 * U);
     double round2 = (gamma * pow2 + errs) / rootn * (1.0 + 4.0 * U);
+    double round2_input = (gamma * pow2 + errs_input) / rootn * (1.0 + 4.0 * U);
     /* l1 <= sqrt(N) l2 over the N entries; the aliased and truncated tails
      * and the normalisation's rounding by their l1 norms (l2 <= l1); the
      * input's error through the telescoping sum
      * (b + e)^{*t} - b^{*t} = sum_k (b + e)^{*k} * e * b^{*(t-1-k)}, each
      * term's l1 (l2) norm <= ||e||_1 (||e||_2) (1 + rho)^{t-1} by Young's
      * inequality. */
-    double pad = rootn * round2 + 2.0 * (out_left + out_right) + t * rho * exp((t - 1.0) * log1p(rho)) +
+    double carried = exp((t - 1.0) * log1p(rho));
+    double pad = rootn * fmin(round2 + t * rho * carried / rootn, round2_input) + 2.0 * (out_left + out_right) +
                  4.0 * (double)n * U;
-    double pad2 = round2 + 2.0 * (out_left + out_right) + t * rho2 * exp((t - 1.0) * log1p(rho)) +
+    double pad2 = fmin(round2 + t * rho2 * carried, round2_input) + 2.0 * (out_left + out_right) +
                   4.0 * (double)n * U;
     /* the pad's effect on delta is bounded by the smaller of the two norms (pad_effect) */
     double effective = fmin(pad, pad2 * pld_grid_weight_l2(a->theta, a->h));
@@ -845,6 +862,140 @@ int pld_grid_self_compose(const pld_grid *a, uint64_t count, pld_side side, doub
     pld_fft_cache local = { 0 };                                 /* NULL: plans for this call */
     int st = self_compose(a, count, side, tail_cut, max_fft, cache ? cache : &local, out);
     if (!cache) fft_cache_clear(&local);
+    return st;
+}
+
+/* ---- coarsening: a composed grid onto a coarser lattice -------------------- */
+
+/* What the coarse discretisations read from a composed grid: its profile
+ * bound towards the side (pad and rounding included), and for the lower
+ * side the Q-survival of its masses and the pad's share of chord errors. */
+typedef struct {
+    const pld_profile_table *t;
+    const double *qsuf;   /* qsuf[i] = sum_{j >= i} Q-mass of node j, each <= 1 */
+    double extra;         /* (e^{h2} - 1)/4 pad e^{log_scale} (1 + 1e-6): times e^{-theta (l - h2)} */
+    double h2;
+} coarse_ctx;
+
+static double coarse_lower(double eps, void *vc)
+{
+    const coarse_ctx *c = vc;
+    const pld_grid *g = c->t->g;
+    double v = pld_profile_table_delta(c->t, eps, PLD_LOWER);
+    if (c->extra > 0.0 && isfinite(eps)) v -= c->extra * exp(-g->theta * (eps - c->h2));
+    return v > 0.0 ? log(v) : -INFINITY;
+}
+
+static double coarse_q_survival(double eps, void *vc)
+{
+    const coarse_ctx *c = vc;
+    const pld_grid *g = c->t->g;
+    /* the first node with loss > eps */
+    double x = floor(eps / g->h - (double)g->first);
+    size_t i = !(x >= 0.0) ? 0 : x >= (double)g->n ? g->n : (size_t)x;
+    while (i > 0 && loss_at(g, i - 1) > eps) i--;
+    while (i < g->n && loss_at(g, i) <= eps) i++;
+    return i < g->n && c->qsuf[i] > 0.0 ? log(c->qsuf[i]) : -INFINITY;
+}
+
+/* Connect-the-dots of a lattice measure onto the coarse nodes, as a linear
+ * map of its (tilted) masses: a P-mass at l = a + d between coarse nodes a
+ * and b = a + H (0 < d < H) is the atom of the likelihood ratio x = e^l,
+ * whose Q-mass CTD splits between e^a and e^b in the proportions that keep
+ * its mean (the chord over [e^a, e^b] of its profile), i.e. P-masses
+ *   w_a = expm1(H - d) / expm1(H),   w_b = e^{H - d} expm1(d) / expm1(H),
+ * w_a + w_b = 1; tilted, they are multiplied by e^{-theta d} and
+ * e^{theta (H - d)}.  The image of the exact measure is a valid upper grid
+ * (its profile interpolates the measure's at the nodes and is linear in
+ * between, above the convex profile; the total is kept), so the computed
+ * image carries the input's error through the map: its l1 norm at most
+ * e^{theta H} times (each column sums to w_a e^{-theta d} + w_b e^{theta (H
+ * - d)} <= e^{theta H}), its l2 norm at most sqrt(2^(s+1)) e^{theta H}
+ * times (||M||_2 <= sqrt(||M||_1 ||M||_inf), a row gathers at most 2^(s+1)
+ * columns), plus the map's own rounding (a product and a sum per term:
+ * 4 ulps of the image's l1 norm). */
+static int coarsen_upper(const pld_grid *fine, int shift, pld_grid *out)
+{
+    size_t r = (size_t)1 << shift;
+    double H = ldexp(fine->h, shift), theta = fine->theta, eH = expm1(H);
+    int64_t k0 = (int64_t)floor((double)fine->first / (double)r);
+    int64_t last = fine->first + (int64_t)fine->n - 1;
+    int64_t k1 = (int64_t)floor((double)last / (double)r) + 1;
+    /* floor division in integers (the doubles above only seed it) */
+    while (k0 * (int64_t)r > fine->first) k0--;
+    while ((k0 + 1) * (int64_t)r <= fine->first) k0++;
+    double *wa = malloc(r * sizeof *wa), *wb = malloc(r * sizeof *wb);
+    int st = wa && wb ? pld_grid_alloc(out, H, k0, (size_t)(k1 - k0 + 1)) : DPA_ENOMEM;
+    if (st) { free(wa); free(wb); return st; }
+    for (size_t j = 0; j < r; j++) {
+        double d = (double)j * fine->h;
+        wa[j] = j ? expm1(H - d) / eH * exp(-theta * d) : 1.0;
+        wb[j] = j ? exp(H - d) * expm1(d) / eH * exp(theta * (H - d)) : 0.0;
+    }
+    for (size_t i = 0; i < fine->n; i++) {
+        int64_t idx = fine->first + (int64_t)i;
+        int64_t k = idx >= 0 ? idx / (int64_t)r : -((-idx + (int64_t)r - 1) / (int64_t)r);
+        size_t j = (size_t)(idx - k * (int64_t)r), at = (size_t)(k - k0);
+        double m = fine->mass[i];
+        out->mass[at] += m * wa[j];
+        if (j) out->mass[at + 1] += m * wb[j];
+    }
+    free(wa);
+    free(wb);
+    double grow = exp(theta * H) * (1.0 + 8.0 * U);
+    double image = norm1(out);
+    out->theta = theta;
+    out->log_scale = fine->log_scale;
+    out->inf_mass = fine->inf_mass;
+    out->finite = fine->finite * (1.0 + 8.0 * U);
+    out->pad = (fine->pad * grow + 8.0 * U * image) * (1.0 + 1e-9);
+    out->pad2 = (fine->pad2 * grow * sqrt(2.0 * (double)r) + 8.0 * U * image) * (1.0 + 1e-9);
+    return DPA_OK;
+}
+
+int pld_grid_coarsen(const pld_grid *fine, pld_side side, int shift, pld_grid *out)
+{
+    if (shift < 1 || shift > 30 || fine->n == 0 || !(fine->theta >= 0.0)) return DPA_EINVAL;
+    if (side == PLD_UPPER) return coarsen_upper(fine, shift, out);
+    double h2 = ldexp(fine->h, shift);            /* exact: coarse nodes are fine nodes */
+    pld_profile_table t;
+    int st = pld_profile_table_init(&t, fine);
+    if (st) return st;
+    coarse_ctx c = { &t, NULL, 0.0, h2 };
+    double lo = loss_at(fine, 0), hi = loss_at(fine, fine->n - 1);
+    int64_t k0 = (int64_t)floor(lo / h2) - 1, k1 = (int64_t)ceil(hi / h2) + 1;
+    double *qsuf = malloc((fine->n + 1) * sizeof *qsuf);
+    if (!qsuf) { pld_profile_table_free(&t); return DPA_ENOMEM; }
+    /* Q-mass of node j: m_j e^{-l_j} = mass_j e^{log_scale - (theta + 1) l_j}.
+     * The exact lattice's Q-masses total at most 1 (each single-step lower
+     * grid's first slope is >= -1, and composition multiplies the totals),
+     * so each term is clamped at 1 -- rounding far out in a steep tilt can
+     * be huge there -- and the sums are rounded up. */
+    double acc = 0.0;
+    qsuf[fine->n] = 0.0;
+    for (size_t j = fine->n; j-- > 0;) {
+        double m = fine->mass[j];
+        double q = m > 0.0 ? exp(fmin(0.0, log(m) + fine->log_scale - (fine->theta + 1.0) * loss_at(fine, j))) : 0.0;
+        acc += q * (1.0 + 4.0 * U);
+        qsuf[j] = acc * (1.0 + (double)(fine->n - j) * U);
+    }
+    /* The computed masses differ from the exact ones by e (||e||_1 <= pad,
+     * tilted and scaled); in an interval starting at a, e's Q-mass is at
+     * most pad e^{log_scale - (theta + 1) a}, which raises the chord error
+     * alpha_a (e^{h2} - 1) Qmass / 4 by at most (e^{h2} - 1)/4 pad
+     * e^{log_scale - theta a}: every node is lowered by that for its left
+     * interval (a = l - h2, the larger), beside the pad's own effect on
+     * the node's value (pld_profile_table_delta). */
+    c.qsuf = qsuf;
+    c.extra = fine->pad > 0.0 ? expm1(h2) / 4.0 * fine->pad * exp(fine->log_scale) * (1.0 + 1e-6) : 0.0;
+    if (!isfinite(c.extra)) st = DPA_EACCURACY;
+    else st = pld_grid_lower_dots(out, coarse_lower, coarse_q_survival, &c, h2, k0, k1, 1);
+    free(qsuf);
+    pld_profile_table_free(&t);
+    if (!st) {
+        st = pld_grid_tilt(out, fine->theta, PLD_LOWER);
+        if (st) pld_grid_free(out);
+    }
     return st;
 }
 

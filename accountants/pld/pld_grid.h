@@ -144,6 +144,16 @@ int pld_grid_compose(const pld_grid *a, const pld_grid *b, pld_side side, double
 int pld_grid_self_compose(const pld_grid *a, uint64_t count, pld_side side, double tail_cut,
                           size_t max_fft, pld_fft_cache *cache, pld_grid *out);
 
+/* out = a grid on the lattice of step fine->h 2^shift (shift >= 1), tilted
+ * as `fine` is, valid towards `side` wherever `fine` is: connect-the-dots
+ * as a linear map of the masses, fine's pad carried through it (upper), or
+ * the drift-free lower construction through fine's lower profile bound at
+ * the coarse nodes (lower), which are nodes of fine's lattice.  Composing the
+ * coarse grid of a T1-fold composition T2 times costs transforms of the
+ * composition's width at the coarse step, where one grid for all T1 T2
+ * steps needs the fine step throughout (docs/pld-design.md, "Two levels"). */
+int pld_grid_coarsen(const pld_grid *fine, pld_side side, int shift, pld_grid *out);
+
 /* delta(eps) of the stored masses, and the same widened by the rounding
  * pad towards `side` and kept within [0, 1]. */
 double pld_grid_delta(const pld_grid *g, double epsilon);
