@@ -11,6 +11,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -321,6 +322,85 @@ START_TEST(randomized_response_is_bracketed)
         ck_assert_double_le(b.upper - b.lower, 1e-3 * b.upper);
         dpa_accountant_free(a);
     }
+}
+END_TEST
+
+/* A long run goes through two levels (blocks composed on the fine lattice,
+ * moved to a coarser one, pld.c's compose_steps): binary randomized response
+ * with eps0 = 0.002 composed 2^20 + 12345 times (not a multiple of the
+ * block, so blocks of two lengths), against the exact delta of the binomial
+ * (its pmf by the ratio recurrence from the mode in long double, normalised
+ * by its sum), inverted by bisection. */
+START_TEST(long_runs_are_bracketed_on_two_levels)
+{
+    const double eps0 = 0.002, delta = 1e-6;
+    const int64_t T = (1 << 20) + 12345;
+    long double p = expl(eps0) / (1.0L + expl(eps0));      /* k ~ Binomial(T, 1 - p): loss (T - 2k) eps0 */
+    long double *pmf = calloc((size_t)T + 1, sizeof *pmf), sum = 0.0L;
+    int64_t mode = (int64_t)((long double)T * (1.0L - p));
+    pmf[mode] = 1.0L;
+    for (int64_t k = mode; k < T; k++) {
+        pmf[k + 1] = pmf[k] * (long double)(T - k) / (long double)(k + 1) * (1.0L - p) / p;
+        if (pmf[k + 1] < 1e-4000L) break;
+    }
+    for (int64_t k = mode; k > 0; k--) {
+        pmf[k - 1] = pmf[k] * (long double)k / (long double)(T - k + 1) * p / (1.0L - p);
+        if (pmf[k - 1] < 1e-4000L) break;
+    }
+    for (int64_t k = 0; k <= T; k++) sum += pmf[k];
+    long double lo = 0.0L, hi = 40.0L;
+    for (int it = 0; it < 80; it++) {
+        long double mid = 0.5L * (lo + hi), d = 0.0L;
+        for (int64_t k = 0; k <= T; k++) {
+            long double loss = (long double)(T - 2 * k) * eps0;
+            if (!(loss > mid)) break;
+            d += pmf[k] / sum * -expm1l(mid - loss);
+        }
+        if (d > delta) lo = mid;
+        else hi = mid;
+    }
+    free(pmf);
+    double exact = (double)hi;
+    dpa_error err = { 0 };
+    dpa_accountant *a = pld_with(0.0, dpa_event_self_composed(dpa_event_randomized_response(eps0, 2, &err),
+                                                              (uint64_t)T, &err));
+    dpa_bound b;
+    ck_assert_msg(dpa_accountant_epsilon(a, delta, &b, &err) == DPA_OK, "%s", err.message);
+    ck_assert_msg(b.lower <= exact && exact <= b.upper, "[%.10g, %.10g] misses %.10g", b.lower, b.upper, exact);
+    ck_assert_msg(b.upper - b.lower <= 1e-3 * b.upper, "[%.10g, %.10g] wider than 1e-3", b.lower, b.upper);
+    dpa_pld_view v;
+    ck_assert_int_eq(dpa_accountant_pld(a, 0, 1, &v, &err), DPA_OK);
+    ck_assert_msg(v.theta < 64.0, "theta %g: the two-level gate is closed", v.theta);
+    dpa_accountant_free(a);
+}
+END_TEST
+
+/* The same long run by two methods that must bracket each other:
+ * self_composed(e, 800001) goes through two levels, the composition of
+ * self_composed(e, 400000) and self_composed(e, 400001) through one level
+ * each (components below 2^19 steps), for a Poisson-sampled Gaussian whose
+ * block masses fall between the coarse nodes (randomized response's stay
+ * on them).  Moving 1% of the mass split to the right node, or 0.1% of
+ * the left's, makes the brackets disjoint. */
+START_TEST(two_levels_agree_with_one)
+{
+    dpa_error err = { 0 };
+    dpa_event *halves[2];
+    for (int i = 0; i < 2; i++)
+        halves[i] = dpa_event_self_composed(dpa_event_poisson_sampled(0.01, dpa_event_gaussian(0.8, &err), &err),
+                                            400000 + (uint64_t)i, &err);
+    dpa_accountant *split = pld_with(0.0, dpa_event_composed(halves, 2, &err));
+    dpa_accountant *whole = pld_with(0.0, dpa_event_self_composed(
+        dpa_event_poisson_sampled(0.01, dpa_event_gaussian(0.8, &err), &err), 800001, &err));
+    dpa_bound s, w;
+    ck_assert_msg(dpa_accountant_epsilon(split, 1e-5, &s, &err) == DPA_OK, "%s", err.message);
+    ck_assert_msg(dpa_accountant_epsilon(whole, 1e-5, &w, &err) == DPA_OK, "%s", err.message);
+    ck_assert_msg(s.lower <= w.upper && w.lower <= s.upper, "one level [%.10g, %.10g], two [%.10g, %.10g]", s.lower,
+                  s.upper, w.lower, w.upper);
+    ck_assert_double_le(s.upper - s.lower, 1e-3 * s.upper);
+    ck_assert_double_le(w.upper - w.lower, 1e-3 * w.upper);
+    dpa_accountant_free(split);
+    dpa_accountant_free(whole);
 }
 END_TEST
 
@@ -647,6 +727,8 @@ int main(void)
     tcase_add_test(tc, gaussian_grid_is_bracketed);
     tcase_add_test(tc, extreme_inputs_stay_valid);
     tcase_add_test(tc, randomized_response_is_bracketed);
+    tcase_add_test(tc, long_runs_are_bracketed_on_two_levels);
+    tcase_add_test(tc, two_levels_agree_with_one);
     tcase_add_test(tc, epsilon_delta_is_bracketed);
     tcase_add_test(tc, calibration_through_pld);
     tcase_add_test(tc, small_rate_long_run_is_bracketed);
