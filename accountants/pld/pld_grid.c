@@ -784,10 +784,13 @@ static int power_compose(const pld_grid *a, uint64_t count, pld_side side, doubl
      * term's l1 (l2) norm <= ||e||_1 (||e||_2) (1 + rho)^{t-1} by Young's
      * inequality. */
     double carried = exp((t - 1.0) * log1p(rho));
+    /* b_j = mass_j / total rounds each entry by half an ulp, and wrapping
+     * n > N entries onto N adds one rounding per sum: l1 at most
+     * U (1 + n / N) |b|_1 / 2 (it was charged 4 n U) */
+    double prep = 2.0 * U * b1 * (1.0 + (double)n / (double)N);
     double pad = rootn * fmin(round2 + t * rho * carried / rootn, round2_input) + 2.0 * (out_left + out_right) +
-                 4.0 * (double)n * U;
-    double pad2 = fmin(round2 + t * rho2 * carried, round2_input) + 2.0 * (out_left + out_right) +
-                  4.0 * (double)n * U;
+                 prep;
+    double pad2 = fmin(round2 + t * rho2 * carried, round2_input) + 2.0 * (out_left + out_right) + prep;
     /* the pad's effect on delta is bounded by the smaller of the two norms (pad_effect) */
     double effective = fmin(pad, pad2 * pld_grid_weight_l2(a->theta, a->h));
     if (!(effective <= 1e-3)) return DPA_EACCURACY;
