@@ -372,16 +372,24 @@ typedef struct {
     fftw_complex *spec;
 } fft_work;
 
-/* Plans by log2 n, made on first use and kept: re-planning a size costs
+/* Plans by log2 n, made on first use and kept for the life of the process,
+ * shared by every cache (under planner_lock): re-planning a size costs
  * about as much as executing it (FFTW_ESTIMATE still builds the
  * trigonometric tables, measured ~16 n bytes for the pair at n = 2^21, so
- * the plans of every size up to N hold under 32 N bytes).  work[0] holds the
+ * the plans of every size up to N hold under 32 N bytes), and a
+ * calibration creates an accountant per candidate (it re-planned every size
+ * for each: a fifth of a query's instructions).  Plans are made out of
+ * place on fftw_alloc'd arrays, and every work array is fftw_alloc'd, so
+ * the new-array execute functions may apply them to any cache's arrays
+ * (FFTW manual, 4.6), from any thread (5.4). */
+static fftw_plan shared_r2c[FFT_SIZES], shared_c2r[FFT_SIZES];
+
+/* Each cache's work arrays: work[0] holds the
  * first operand (and the result), work[1] the second one of a convolution
  * of two different grids; each is grown to the largest n asked for and kept
  * (16 n + 16 bytes each: 64 MiB for both at 2^21 points, what the largest
  * transform allocated per call before). */
 struct pld_fft_cache {
-    fftw_plan r2c[FFT_SIZES], c2r[FFT_SIZES];
     fft_work work[2];
     double transformed;   /* sum of n log2 n over the convolutions prepared */
 };
@@ -396,14 +404,10 @@ pld_fft_cache *pld_fft_cache_new(void)
     return calloc(1, sizeof(pld_fft_cache));
 }
 
-/* Destroy the plans and free the arrays, leaving an empty cache. */
+/* Free the arrays, leaving an empty cache (the plans are shared). */
 static void fft_cache_clear(pld_fft_cache *c)
 {
     pthread_mutex_lock(&planner_lock);
-    for (int k = 0; k < FFT_SIZES; k++) {
-        if (c->r2c[k]) fftw_destroy_plan(c->r2c[k]);
-        if (c->c2r[k]) fftw_destroy_plan(c->c2r[k]);
-    }
     for (int i = 0; i < 2; i++) {
         fftw_free(c->work[i].re);
         fftw_free(c->work[i].spec);
@@ -445,14 +449,14 @@ static int fft_prepare(pld_fft_cache *c, size_t n, int operands, fftw_plan *r2c,
     pthread_mutex_lock(&planner_lock);
     int st = DPA_OK;
     for (int i = 0; i < operands && !st; i++) st = fft_work_reserve(&c->work[i], n);
-    if (!st && !c->r2c[k])
-        c->r2c[k] = fftw_plan_dft_r2c_1d((int)n, c->work[0].re, c->work[0].spec, FFTW_ESTIMATE);
-    if (!st && !c->c2r[k])
-        c->c2r[k] = fftw_plan_dft_c2r_1d((int)n, c->work[0].spec, c->work[0].re, FFTW_ESTIMATE);
+    if (!st && !shared_r2c[k])
+        shared_r2c[k] = fftw_plan_dft_r2c_1d((int)n, c->work[0].re, c->work[0].spec, FFTW_ESTIMATE);
+    if (!st && !shared_c2r[k])
+        shared_c2r[k] = fftw_plan_dft_c2r_1d((int)n, c->work[0].spec, c->work[0].re, FFTW_ESTIMATE);
+    *r2c = shared_r2c[k];
+    *c2r = shared_c2r[k];
     pthread_mutex_unlock(&planner_lock);
-    if (!st && !(c->r2c[k] && c->c2r[k])) st = DPA_ENOMEM;
-    *r2c = c->r2c[k];
-    *c2r = c->c2r[k];
+    if (!st && !(*r2c && *c2r)) st = DPA_ENOMEM;
     return st;
 }
 
@@ -611,16 +615,22 @@ int pld_grid_compose(const pld_grid *a, const pld_grid *b, pld_side side, double
 
 /* ---- self-composition by one transform ------------------------------------ */
 
-/* log sum_j b_j e^{lambda j} of a normalised step (index units). */
-static double index_log_mgf(const double *b, size_t n, double lambda)
+/* log sum_j b_j e^{lambda j} of a normalised step (index units), from the
+ * log-masses lb (-inf for empty entries): max-shifted, terms below e^-745
+ * of the largest skipped (they underflow anyway), and rounded up (n
+ * positive terms: relative error <= n U), so that the Chernoff bounds below
+ * stay bounds. */
+static double index_log_mgf(const double *lb, size_t n, double lambda)
 {
     double top = -INFINITY;
-    for (size_t j = 0; j < n; j++)
-        if (b[j] > 0.0) top = fmax(top, log(b[j]) + lambda * (double)j);
-    dpa_sum s = { 0 };
-    for (size_t j = 0; j < n; j++)
-        if (b[j] > 0.0) dpa_sum_add(&s, exp(log(b[j]) + lambda * (double)j - top));
-    return top + log(dpa_sum_value(&s));
+    for (size_t j = 0; j < n; j++) top = fmax(top, lb[j] + lambda * (double)j);
+    if (top == -INFINITY) return -INFINITY;
+    double s = 0.0;
+    for (size_t j = 0; j < n; j++) {
+        double x = lb[j] + lambda * (double)j - top;
+        if (x > -745.0) s += exp(x);
+    }
+    return top + log(s * (1.0 + (double)(n + 4) * U));
 }
 
 /* The window of the T-fold sum J of indices drawn from b (normalised) that
@@ -635,14 +645,48 @@ static void power_window(const double *b, size_t n, uint64_t count, double cut, 
     for (size_t j = 0; j < n; j++) var += b[j] * ((double)j - mean) * ((double)j - mean);
     double sd = sqrt(fmax(var * t, 1.0));
     double best_hi = t * (double)(n - 1), best_lo = 0.0;
-    /* lambda in index units, spread around 1/sd */
-    for (double x = 1.0 / 64.0; x <= 64.0; x *= 2.0) {
-        double l = x / sd;
-        double r = (t * index_log_mgf(b, n, l) - log(cut)) / l;       /* P(J >= r) <= cut */
-        if (r < best_hi) best_hi = r;
-        double lft = -(t * index_log_mgf(b, n, -l) - log(cut)) / l;    /* P(J <= lft) <= cut */
-        if (lft > best_lo) best_lo = lft;
+    double *lb = malloc(n * sizeof *lb);
+    if (lb) {
+        /* the logarithms once, not once per lambda */
+        for (size_t j = 0; j < n; j++) lb[j] = b[j] > 0.0 ? log(b[j]) : -INFINITY;
+        /* lambda in index units on the grid 2^(i - 6) / sd, i = 0..12.  The
+         * bound (T K(l) - log cut) / l is quasi-convex in l > 0 (its
+         * sublevel sets {l : T K(l) - log cut <= r l} are intervals, K being
+         * convex), so its minimum over the grid is found by a ternary search
+         * (about 7 evaluations instead of 13); any l gives a valid bound. */
+        for (int side = 0; side < 2; side++) {
+            double sign = side ? -1.0 : 1.0, val[13];
+            for (int i = 0; i < 13; i++) val[i] = NAN;
+            int first = 0, last = 12;
+            while (last - first > 2) {
+                int m1 = first + (last - first) / 3, m2 = last - (last - first) / 3;
+                for (int k = 0; k < 2; k++) {
+                    int i = k ? m2 : m1;
+                    if (isnan(val[i])) {
+                        double l = ldexp(1.0, i - 6) / sd;
+                        val[i] = (t * index_log_mgf(lb, n, sign * l) - log(cut)) / l;
+                    }
+                }
+                if (!(val[m1] > val[m2])) last = m2;   /* the minimum lies in [first, m2] */
+                else first = m1;
+            }
+            for (int i = first; i <= last; i++) {
+                if (isnan(val[i])) {
+                    double l = ldexp(1.0, i - 6) / sd;
+                    val[i] = (t * index_log_mgf(lb, n, sign * l) - log(cut)) / l;
+                }
+                if (side == 0 && val[i] < best_hi) best_hi = val[i];          /* P(J >= r) <= cut */
+                if (side == 1 && -val[i] > best_lo) best_lo = -val[i];        /* P(J <= lft) <= cut */
+            }
+            for (int i = 0; i < 13; i++) {                                    /* every bound evaluated is valid */
+                if (isnan(val[i])) continue;
+                if (side == 0 && val[i] < best_hi) best_hi = val[i];
+                if (side == 1 && -val[i] > best_lo) best_lo = -val[i];
+            }
+        }
+        free(lb);
     }
+    /* without the logarithms (out of memory) the window is the whole support */
     *lo = fmax(0.0, floor(best_lo));
     *hi = fmin(t * (double)(n - 1), ceil(best_hi));
     *out_left = *lo > 0.0 ? cut : 0.0;
@@ -709,17 +753,29 @@ static void power_rounding(const fftw_complex *spec, size_t N, uint64_t count, d
 {
     double t = (double)count;
     double rel = expm1(1.5 * U * t) * (1.0 + 1e-9);   /* (1 + 3u)^T - 1, u = U / 2 */
+    /* below `tiny` a^(T-1) < e^-700: the term is below 1e-300 (counted as
+     * that, not computed) -- most coefficients of a long power */
+    double tiny = t > 1.0 ? exp(-700.0 / (t - 1.0)) : 0.0;
     long double alone = 0.0L, with = 0.0L;
     for (size_t k = 0; k < N / 2 + 1; k++) {
-        double mag = hypot(spec[k][0], spec[k][1]) * (1.0 + 2.0 * U);
+        double re = spec[k][0], im = spec[k][1];
+        double mag = sqrt(re * re + im * im) * (1.0 + 2.0 * U);
         long double w = (k == 0 || 2 * k == N) ? 1.0L : 2.0L;   /* k and N - k */
         for (int input = 0; input < 2; input++) {
-            double e_k = input ? eta + rho : eta, a = mag + e_k, lg = log(a);
-            /* a^(T-1) by exp((T - 1) log a), widened by the logarithm's rounding */
-            double pw = exp((t - 1.0) * lg + 2.0 * U * (t - 1.0) * fabs(lg) + 4.0 * U);
-            double e = pw * (t * e_k + rel * a);
+            double e_k = input ? eta + rho : eta, a = mag + e_k, e;
+            if (a < tiny) e = 1e-300 * (t * e_k + rel);
+            else {
+                double lg = log(a);
+                /* a^(T-1) by exp((T - 1) log a), widened by the logarithm's rounding */
+                double pw = exp((t - 1.0) * lg + 2.0 * U * (t - 1.0) * fabs(lg) + 4.0 * U);
+                e = pw * (t * e_k + rel * a);
+            }
             if (input) with += w * (long double)e * (long double)e;
             else alone += w * (long double)e * (long double)e;
+            if (rho == 0.0) {                        /* the same bound twice */
+                with = alone;
+                break;
+            }
         }
     }
     *errs_alone = (double)sqrtl(alone) * (1.0 + 1e-9);
