@@ -472,6 +472,68 @@ START_TEST(coarsened_grids_keep_their_side)
 }
 END_TEST
 
+/* Connect-the-dots read from the profile's excess over the line 1 - e^eps
+ * on the left (pld_grid_connect_dots_excess): the add world of a
+ * Poisson-sampled Gaussian (q = 2e-6, sigma = 1.2) reaches a loss of -0.15
+ * with P-mass ~1e-40 there; from delta itself the slopes' rounding put
+ * masses of ~1e-11 on every node of that tail (2e-6 in all: composed 5e6
+ * times, a factor e^10 of spurious mass, and a transform window three
+ * times wider).  The grid must still lie above the profile. */
+static double excess_upper(double eps, void *p)
+{
+    double re, lx = pld_profile_log_excess_relerr(eps, p, &re);
+    return isnan(lx) ? NAN : lx + log1p(re);
+}
+
+/* The excess itself (e^eps delta_rev(-eps), the reversed pair's profile)
+ * against delta(eps) - (1 - e^eps) from the pair's own delta, where that
+ * difference is not lost to cancellation (excess >= 1e-6 of delta). */
+START_TEST(excess_matches_the_difference)
+{
+    const pld_profile pairs[] = {
+        { .pair = PLD_GAUSSIAN, .sigma = 1.0 },
+        { .pair = PLD_POISSON_ADD, .sigma = 0.8, .q = 0.01 },
+        { .pair = PLD_POISSON_REMOVE, .sigma = 0.8, .q = 0.01 },
+        { .pair = PLD_POISSON_ADD, .sigma = 2.0, .q = 0.3 },
+    };
+    int compared = 0;
+    for (size_t c = 0; c < sizeof pairs / sizeof pairs[0]; c++)
+        for (double eps = -3.0; eps < 0.0; eps += 0.0625) {
+            pld_profile p = pairs[c];
+            double re, lx = pld_profile_log_excess_relerr(eps, &p, &re);
+            long double d = expl((long double)pld_profile_log_delta(eps, &p)), line = -expm1l((long double)eps);
+            long double diff = d - line;
+            if (!(diff >= 1e-6L * d)) continue;
+            ck_assert_msg(fabsl(expl((long double)lx) - diff) <= 1e-8L * diff, "pair %zu eps %g: excess %.17g, "
+                          "difference %.17Lg", c, eps, exp(lx), diff);
+            ck_assert(re > 0.0 && re < 1e-9);
+            compared++;
+        }
+    ck_assert_int_gt(compared, 60);
+}
+END_TEST
+
+START_TEST(left_tail_masses_are_not_rounding)
+{
+    pld_profile p = { .pair = PLD_POISSON_ADD, .sigma = 1.2, .q = 2e-6 };
+    double lo, hi;
+    pld_profile_loss_range(&p, &lo, &hi);
+    const double h = 6.5e-7;
+    int64_t k0 = (int64_t)floor(lo / h), k1 = (int64_t)ceil(hi / h);
+    pld_grid g;
+    ck_assert_int_eq(pld_grid_connect_dots_excess(&g, upper_log_delta, excess_upper, &p, h, k0, k1), DPA_OK);
+    long double tail = 0.0L;
+    for (size_t i = 0; i < g.n; i++)
+        if ((double)(g.first + (int64_t)i) * h < -0.05) tail += g.mass[i];
+    ck_assert_msg(tail < 1e-25L, "P-mass %.3Lg below loss -0.05 (true: ~1e-40)", tail);
+    for (double eps = -0.02; eps <= hi; eps += 3.7e-7) {
+        double have = pld_grid_delta(&g, eps), want = exp(pld_profile_log_delta(eps, &p));
+        ck_assert_msg(have >= want * (1.0 - 1e-12), "eps %g: grid %.17g below the profile %.17g", eps, have, want);
+    }
+    pld_grid_free(&g);
+}
+END_TEST
+
 /* An error bound or a sum lost to overflow (NaN, from an extreme tilt) is
  * never read as zero: the upper profile is 1 and the lower 0 everywhere,
  * and the upper epsilon is +inf.  (A NaN pad used to count as no error:
@@ -569,6 +631,8 @@ int main(void)
     tcase_add_test(tc, power_rounding_bound_holds_for_long_powers);
     tcase_add_test(tc, power_rounding_bound_grows_with_t);
     tcase_add_test(tc, coarsened_grids_keep_their_side);
+    tcase_add_test(tc, excess_matches_the_difference);
+    tcase_add_test(tc, left_tail_masses_are_not_rounding);
     tcase_add_test(tc, lost_bounds_give_the_widest_answer);
     suite_add_tcase(s, tc);
     return run_suite(s);

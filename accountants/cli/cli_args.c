@@ -30,7 +30,7 @@ static const cli_option option_table[OPT_COUNT] = {
     [OPT_RATE] = { "sampling-rate", "Q", "Poisson sampling rate, 0 < Q <= 1 (default 1: no sampling)" },
     [OPT_BATCH] = { "batch-size", "B", "expected batch size; with --dataset-size, Q = B/N" },
     [OPT_DATASET] = { "dataset-size", "N", "number of examples, N >= B (with --batch-size)" },
-    [OPT_STEPS] = { "steps", "T", "number of steps (compositions), T >= 1 (default 1)" },
+    [OPT_STEPS] = { "steps", "T", "number of steps (compositions), T >= 1, e.g. 10000 or 1e4 (default 1)" },
     [OPT_EPOCHS] = { "epochs", "E", "passes over the data instead of --steps: T = ceil(E/Q) (noisy-cgd: whole epochs)" },
     [OPT_RELATION] = { "relation", "REL", "neighbouring datasets: add-remove (default) or replace-one" },
     [OPT_SAMPLING] = { "sampling", "KIND", "poisson (default) or without-replacement (batches of exactly B of N; "

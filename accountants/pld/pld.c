@@ -272,6 +272,7 @@ typedef struct {
     int64_t k0;
     size_t n;
     double *ld, *re;
+    double *lx, *rx;        /* log of delta - (1 - e^l) and its relative error at the nodes l < 0 (NaN: not given) */
     double *lq_gt, *lq_ge;  /* log Q(L > l), log Q(L >= l) at the nodes, when tabulated (shuffle clones) */
 } node_values;
 
@@ -286,6 +287,16 @@ static double tabulated(const node_values *t, double eps, double sign)
 }
 
 static double tabulated_upper(double eps, void *t) { return tabulated(t, eps, 1.0); }
+static double tabulated_excess_upper(double eps, void *tv)
+{
+    const node_values *t = tv;
+    double x = eps / t->h - (double)t->k0, i = nearbyint(x);
+    if (t->lx && fabs(x - i) < 1e-6 && i >= 0.0 && i < (double)t->n) {
+        size_t j = (size_t)i;
+        return t->lx[j] + log1p(t->rx[j]);
+    }
+    return NAN;
+}
 static double tabulated_lower(double eps, void *t) { return tabulated(t, eps, -1.0); }
 static double tabulated_q_survival(double eps, void *tv)
 {
@@ -339,16 +350,33 @@ static int discretise_tabulated(const pld_profile *p, double z, double h, int si
     int64_t k0, k1;
     int st = node_range(p, z, h, &k0, &k1);
     if (st) return st;
-    node_values t = { *p, h, k0, (size_t)(k1 - k0 + 1), NULL, NULL, NULL, NULL };
+    node_values t = { *p, h, k0, (size_t)(k1 - k0 + 1), NULL, NULL, NULL, NULL, NULL, NULL };
     t.ld = malloc(t.n * sizeof *t.ld);
     t.re = malloc(t.n * sizeof *t.re);
     st = t.ld && t.re ? DPA_OK : DPA_ENOMEM;
     if (!st && p->pair == PLD_SHUFFLE_CLONES) st = clones_node_values(&t);
+    double probe_re;
+    if (!st && !t.lq_gt && k0 < 0 && !isnan(pld_profile_log_excess_relerr(-h, p, &probe_re))) {
+        t.lx = malloc(t.n * sizeof *t.lx);
+        t.rx = malloc(t.n * sizeof *t.rx);
+        if (!t.lx || !t.rx) st = DPA_ENOMEM;
+    }
     for (size_t i = 0; !st && !t.lq_gt && i < t.n; i++) {
         double eps = (double)(t.k0 + (int64_t)i) * h;
+        if (t.lx) t.lx[i] = t.rx[i] = NAN;
+        if (t.lx && eps < 0.0 && !isnan(t.lx[i] = pld_profile_log_excess_relerr(eps, &t.p, &t.rx[i]))) {
+            /* delta = (1 - e^eps) + excess: positive terms, relative error
+             * at most the excess's share of its bound plus a few ulps */
+            double line = -expm1(eps), ex = exp(t.lx[i]), d = line + ex;
+            t.ld[i] = log(d);
+            t.re[i] = (t.rx[i] * ex) / d + 8.0 * DBL_EPSILON;
+            continue;
+        }
         t.ld[i] = pld_profile_log_delta_relerr(eps, &t.p, &t.re[i]);
     }
-    if (!st && (sides & 1)) st = pld_grid_connect_dots(&out[PLD_UPPER], tabulated_upper, &t, h, t.k0, k1);
+    if (!st && (sides & 1))
+        st = pld_grid_connect_dots_excess(&out[PLD_UPPER], tabulated_upper, t.lx ? tabulated_excess_upper : NULL, &t,
+                                          h, t.k0, k1);
     if (!st && (sides & 2)) {
         st = pld_grid_lower_dots(&out[PLD_LOWER], tabulated_lower, tabulated_q_survival, &t, h, t.k0, k1,
                                  pld_profile_atom_spacing(p) != 0.0);
@@ -356,6 +384,8 @@ static int discretise_tabulated(const pld_profile *p, double z, double h, int si
     }
     free(t.ld);
     free(t.re);
+    free(t.lx);
+    free(t.rx);
     free(t.lq_gt);
     free(t.lq_ge);
     return st;

@@ -75,34 +75,65 @@ static double finite_total(const pld_grid *g)
 int pld_grid_connect_dots(pld_grid *g, pld_log_delta_fn log_delta, void *ctx, double h,
                           int64_t k0, int64_t k1)
 {
+    return pld_grid_connect_dots_excess(g, log_delta, NULL, ctx, h, k0, k1);
+}
+
+int pld_grid_connect_dots_excess(pld_grid *g, pld_log_delta_fn log_delta, pld_log_delta_fn log_excess, void *ctx,
+                                 double h, int64_t k0, int64_t k1)
+{
     if (!(h > 0.0) || k1 <= k0) return DPA_EINVAL;
     size_t n = (size_t)(k1 - k0 + 1);
-    double *v = malloc(n * sizeof *v);
-    if (!v || pld_grid_alloc(g, h, k0, n)) {
+    double *v = malloc(n * sizeof *v), *r = malloc(n * sizeof *r);
+    if (!v || !r || pld_grid_alloc(g, h, k0, n)) {
         free(v);
+        free(r);
         pld_grid_free(g);
         return DPA_ENOMEM;
     }
     int st = DPA_OK;
     for (size_t i = 0; i < n && !st; i++) {
-        v[i] = exp(log_delta((double)(k0 + (int64_t)i) * h, ctx));
+        double l = (double)(k0 + (int64_t)i) * h;
+        v[i] = exp(log_delta(l, ctx));
         if (isnan(v[i])) st = DPA_EACCURACY;
+        /* The interpolation is read off r = pi - (1 - alpha), which has the
+         * same slope jumps (the line has none).  Left of 0 pi comes close
+         * to the line, and v - (1 - alpha) there cancels: the jumps of v's
+         * slopes are rounding of size u v / h per node, masses of 1e-11 where
+         * the true ones are 1e-40 (an add world at h = 6.5e-7), spread over
+         * the whole left tail.  log_excess, where given, provides r
+         * directly (raised by its error bound, as v is). */
+        double lx = log_excess && l < 0.0 ? log_excess(l, ctx) : NAN;
+        r[i] = isnan(lx) ? NAN : exp(lx);
     }
     if (st) {
         free(v);
+        free(r);
         pld_grid_free(g);
         return st;
     }
     /* Slopes of the interpolation in alpha = e^eps, the first chord from
-     * (0, 1); the mass at node k is alpha_k times the jump of the slope. */
+     * (0, 1), the last 0 (flat after the last node); the mass at node k is
+     * alpha_k times the jump of the slope.  An interval whose two nodes
+     * have r carries the slope x of r, pi's being x - 1; the jumps are
+     * taken between like slopes (x - x' exactly, the -1's cancelling in
+     * the algebra, not in rounding) and across the one change of kind as
+     * (x + 1) - x'. */
     const double step = expm1(h);                /* alpha_{k+1} - alpha_k = alpha_k (e^h - 1) */
-    double prev = (v[0] - 1.0) / exp((double)k0 * h);
+    double alpha0 = exp((double)k0 * h);
+    int prev_left = !isnan(r[0]);
+    double prev = prev_left ? r[0] / alpha0 : (v[0] - 1.0) / alpha0;
     for (size_t i = 0; i < n; i++) {
         double alpha = exp((double)(k0 + (int64_t)i) * h);
-        double next = i + 1 < n ? (v[i + 1] - v[i]) / (alpha * step) : 0.0;
-        g->mass[i] = fmax(0.0, alpha * (next - prev));
+        int left = i + 1 < n && !isnan(r[i]) && !isnan(r[i + 1]);
+        double next = i + 1 >= n ? 0.0
+                      : left     ? (r[i + 1] - r[i]) / (alpha * step)
+                                 : (v[i + 1] - v[i]) / (alpha * step);
+        double jump = left == prev_left ? next - prev : left ? next - (prev + 1.0) : (next + 1.0) - prev;
+        g->mass[i] = fmax(0.0, alpha * jump);
         prev = next;
+        prev_left = left;
     }
+    free(r);
     g->inf_mass = v[n - 1];
     /* The masses carry rounding (second differences of v).  Check the
      * lattice profile at every node against v: computed by a positive

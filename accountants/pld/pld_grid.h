@@ -81,6 +81,13 @@ typedef double (*pld_log_delta_fn)(double epsilon, void *ctx);
 int pld_grid_connect_dots(pld_grid *g, pld_log_delta_fn log_delta, void *ctx, double h,
                           int64_t k0, int64_t k1);
 
+/* The same, with log_excess(eps) (NULL, or NaN at a node: not given) the
+ * log of delta(eps) - (1 - e^eps) at nodes eps < 0, raised like the values:
+ * the masses are read from it there, free of the cancellation that makes
+ * the left tail's masses rounding noise. */
+int pld_grid_connect_dots_excess(pld_grid *g, pld_log_delta_fn log_delta, pld_log_delta_fn log_excess, void *ctx,
+                                 double h, int64_t k0, int64_t k1);
+
 /* The drift-free lower discretisation (../shared/notes/pld-bounds.md):
  * node values (already lowered by their error bound) lowered further by the
  * largest chord error of the neighbouring intervals,

@@ -475,6 +475,38 @@ double pld_profile_log_delta_relerr(double epsilon, const pld_profile *p, double
     return pld_profile_log_delta(epsilon, &copy);
 }
 
+double pld_profile_log_excess_relerr(double epsilon, const pld_profile *p, double *relerr)
+{
+    /* delta(eps) - (1 - e^eps) = e^eps delta_rev(-eps) for eps < 0, delta_rev
+     * the profile of the reversed pair ((3) above): the remove and add
+     * worlds of a Poisson-sampled Gaussian reverse each other, the Gaussian
+     * is symmetric.  exp(eps + ld) adds a rounding of |eps + ld| ulps. */
+    *relerr = NAN;
+    if (!(epsilon < 0.0) || !isfinite(epsilon)) return NAN;
+    double log_ratio, ld;
+    switch (p->pair) {
+    case PLD_GAUSSIAN:
+        ld = dpa_gdp_log_delta(1.0 / p->sigma, -epsilon);
+        *relerr = pld_profile_delta_relerr(p, -epsilon);
+        break;
+    case PLD_POISSON_ADD:
+        ld = remove_log_delta(p, -epsilon, &log_ratio);
+        *relerr = poisson_relerr(p, -epsilon, ld, log_ratio);
+        break;
+    case PLD_POISSON_REMOVE:
+        if (-epsilon < -700.0) return NAN;
+        ld = add_log_delta(p, -epsilon, &log_ratio);
+        *relerr = poisson_relerr(p, -epsilon, ld, log_ratio);
+        break;
+    default:
+        return NAN;
+    }
+    if (isnan(ld)) return NAN;
+    if (ld == -INFINITY) return -INFINITY;    /* no excess: delta is the line itself */
+    *relerr += 4.0 * DBL_EPSILON * (1.0 + fabs(epsilon + ld));
+    return epsilon + ld;
+}
+
 int pld_profile_equal(const pld_profile *a, const pld_profile *b)
 {
     return a->pair == b->pair && a->sigma == b->sigma && a->q == b->q && a->inner == b->inner &&

@@ -64,5 +64,11 @@ double pld_profile_log_delta_relerr(double epsilon, const pld_profile *p, double
  * the excess e^{+-eps} - (1 - q) is lost to rounding and delta, which is
  * below 1e-15 there, may be returned as 0. */
 double pld_profile_delta_relerr(const pld_profile *p, double epsilon);
+/* For eps < 0: log(delta(eps) - (1 - e^eps)), the profile's excess over the
+ * line it approaches on the left, computed without the cancellation of
+ * delta - (1 - e^eps) (as eps + log delta_rev(-eps), the reversed pair's
+ * profile), and its relative error bound in *relerr.  NaN (and *relerr
+ * NaN) where the pair does not provide it or eps >= 0. */
+double pld_profile_log_excess_relerr(double epsilon, const pld_profile *p, double *relerr);
 
 #endif

@@ -140,15 +140,46 @@ int cli_parse_real(const char *name, const char *text, double lo, int lo_open, d
 /* The whole of `text` as decimal digits: 1 and *out, 0 when it is not
  * digits only (strtoull would accept a sign, wrapping "-1" to 2^64 - 1,
  * and leading blanks), -1 when it is but does not fit 64 bits. */
+/* A whole number written in decimal, optionally with a fraction and an
+ * exponent as long as the value is a whole number ("10000", "1e4",
+ * "2.5e6"; not "1.5" or "1e-2"): 1 with *out, 0 when it is not one, -1
+ * when it exceeds UINT64_MAX.  Exact: no floating point. */
 static int whole_number(const char *text, uint64_t *out)
 {
-    size_t k = 0;
-    while (text[k] >= '0' && text[k] <= '9') k++;
-    if (k == 0 || text[k]) return 0;
-    errno = 0;
-    unsigned long long v = strtoull(text, NULL, 10);
-    if (errno == ERANGE || v > UINT64_MAX) return -1;
-    *out = (uint64_t)v;
+    char digits[64];
+    size_t nd = 0, k = 0;
+    long frac = 0, exp10 = 0;
+    int seen = 0;
+    for (; text[k] >= '0' && text[k] <= '9'; k++, seen = 1)
+        if (nd < sizeof digits) digits[nd++] = text[k]; else return -1;
+    if (text[k] == '.') {
+        for (k++; text[k] >= '0' && text[k] <= '9'; k++, seen = 1, frac++)
+            if (nd < sizeof digits) digits[nd++] = text[k]; else return -1;
+    }
+    if (!seen) return 0;
+    if (text[k] == 'e' || text[k] == 'E') {
+        k++;
+        size_t start = k;
+        for (; text[k] >= '0' && text[k] <= '9'; k++)
+            if ((exp10 = exp10 * 10 + (text[k] - '0')) > 40) return -1;
+        if (k == start) return 0;
+    }
+    if (text[k]) return 0;
+    long scale = exp10 - frac;
+    /* drop trailing zeros that a negative scale divides away */
+    while (scale < 0 && nd > 0 && digits[nd - 1] == '0') { nd--; scale++; }
+    if (scale < 0) return 0;
+    uint64_t v = 0;
+    for (size_t i = 0; i < nd; i++) {
+        uint64_t d = (uint64_t)(digits[i] - '0');
+        if (v > (UINT64_MAX - d) / 10) return -1;
+        v = v * 10 + d;
+    }
+    for (long i = 0; i < scale && v != 0; i++) {
+        if (v > UINT64_MAX / 10) return -1;
+        v *= 10;
+    }
+    *out = v;
     return 1;
 }
 

@@ -394,6 +394,12 @@ expect_ok "shuffle --sigma: shuffling wins at n = 550, f = 9.95 (DP-GLMtron)" '^
     shuffle --sigma 9.95 --users 550 --delta 9.67e-4
 expect_ok "shuffle --sigma: the plain Gaussian wins at n = 2" '^used: plain' shuffle --sigma 3 --users 2 --delta 1e-5
 expect_usage "shuffle --sigma: epsilon at --delta only" "--epsilon" shuffle --sigma 3 --users 100 --epsilon 1
+# counts in exponent notation when they are whole numbers ("T = 1e4" as papers write it)
+expect_ok "--steps 1e4 is 10000" 'count=10000,' epsilon --accountant rdp --sampling-rate 0.01 --sigma 1 --steps 1e4 --delta 1e-5
+expect_ok "--steps 2.5e3 is 2500" 'count=2500,' epsilon --accountant rdp --sampling-rate 0.01 --sigma 1 --steps 2.5e3 --delta 1e-5
+expect_usage "--steps 1.5 is no whole number" "--steps" epsilon --sampling-rate 0.01 --sigma 1 --steps 1.5 --delta 1e-5
+expect_usage "--steps 1e-2 is no whole number" "--steps" epsilon --sampling-rate 0.01 --sigma 1 --steps 1e-2 --delta 1e-5
+expect_usage "--steps 1e30 is too many" "--steps" epsilon --sampling-rate 0.01 --sigma 1 --steps 1e30 --delta 1e-5
 expect_usage "shuffle --sigma: one round" "--steps" shuffle --sigma 3 --users 100 --delta 1e-5 --steps 2
 expect_usage "--randomizer only with shuffled" "--randomizer" epsilon --sigma 1 --randomizer rr --delta 1e-6
 expect_usage "--randomizer rr is for pure randomizers" "--delta0" \
@@ -712,7 +718,7 @@ bad_values --epochs "epsilon --sigma 1 --delta 1e-5" $COMMON_BAD 0
 bad_values --delta "epsilon --sigma 1" $COMMON_BAD 0 1 1.5
 # shellcheck disable=SC2086
 bad_values --epsilon "delta --sigma 1" $COMMON_BAD
-COUNT_BAD="-1 0 abc 1.5 1e3 10x +5 0x10 99999999999999999999 nan"
+COUNT_BAD="-1 0 abc 1.5 1e-3 1.25e1 1e 10x +5 0x10 99999999999999999999 1e20 nan"
 # shellcheck disable=SC2086
 bad_values --steps "epsilon --sigma 1 --delta 1e-5" $COUNT_BAD
 # shellcheck disable=SC2086
