@@ -3,24 +3,46 @@
  * noise (or the largest number of steps or sampling rate) that meets a
  * target (eps, delta), using any accountant's certified upper epsilon.
  *
- * The search assumes eps_upper is monotone in the parameter and counts its
+ * The search assumes eps is monotone in the parameter and counts its
  * accountant runs (there is no clock anywhere).  It works with x = log of
- * the parameter and y = log(eps_upper / target): in DP-SGD's regimes y is
- * close to linear in x (eps ~ q sqrt(T) / sigma for the Gaussian, to first
- * order), so interpolation needs few runs.
+ * the parameter and y = log(eps / target): in DP-SGD's regimes y is close
+ * to linear in x (eps ~ q sqrt(T) / sigma for the Gaussian, to first
+ * order; measured on q = 0.004, T = 1e4: dy/dx = -1.330, -2.277, -3.459
+ * at eps = 1, 3, 8, constant to 4 digits over +-3% of sigma), so
+ * interpolation needs few runs.
+ *
+ * A value meets the target when the method's certified upper epsilon is
+ * at or below it (at any accuracy: an upper bound is an upper bound).  It
+ * fails when the method, run at the caller's accuracy (dpa_options as
+ * given), certifies an upper epsilon above the target -- or, at any
+ * accuracy, a LOWER epsilon above it, since then no accuracy can bring
+ * the upper bound down to the target.  The tolerance is the distance
+ * between a meeting and a failing value in that sense: the boundary is
+ * that of the method at the caller's accuracy (see docs/api.md for how
+ * far that lies from the true one).
  *
  *  1. A start: the answer of a cheap guide accountant (rdp's closed forms)
  *     with its slope dy/dx, or the caller's guess, or the interval [lo, hi].
- *  2. Until a meeting and a failing value bracket the boundary: a Newton
- *     step with the slope known, overshot by a tenth so that it crosses.
- *     When no meeting value is known, the far end of the range (limit_hi
- *     for the noise) is evaluated next: if it fails too, the target is out
- *     of reach and the search stops there, with that end's epsilon.
- *  3. In the bracket: the secant through the last two runs, else regula
- *     falsi between the ends, else bisection (also whenever the bracket has
- *     not halved in three runs, which bounds the runs by bisection's).
- *     Near the end a run is placed one tolerance inside the bracket from
- *     its closer end, so that the bracket closes from both sides.
+ *  2. With a guide, the start is first refined by runs of the method at a
+ *     loose accuracy (eps_error 0.1, then 0.01): each answers with a
+ *     certified bracket [lower, upper] of eps, whose middle places the
+ *     boundary within about half its width / |dy/dx|, for a fraction of the
+ *     cost of a run at the caller's accuracy (pld on the case above: 18 ms
+ *     at 0.1, 34 ms at 0.01, 126 ms at the default 1e-3), and whose ends
+ *     classify the value when they are decisive (upper <= target: meets;
+ *     lower > target: fails).
+ *  3. Until a meeting and a failing value bracket the boundary: a Newton
+ *     step aimed just past the boundary (with the guide's slope, then the
+ *     secant of the runs at the caller's accuracy).  When no meeting value
+ *     is known, the far end of the range (limit_hi for the noise) is
+ *     evaluated next: if it fails too, the target is out of reach and the
+ *     search stops there, with that end's epsilon.
+ *  4. In the bracket: the secant through the last two runs, else Newton
+ *     from the last one, else regula falsi between the ends, else
+ *     bisection (also whenever the bracket has not halved in three runs,
+ *     which bounds the runs by bisection's).  A run within a tolerance of
+ *     the boundary is followed by one a tolerance from it, on the other
+ *     side, so that the bracket closes from both sides.
  *
  * Every value classified as meeting has its certified upper bound (never
  * the estimate) at or below the target, and the value returned has been
@@ -45,6 +67,35 @@
 #define FIRST_MAX_STEP 2.0794415416798357 /* log 8 */
 /* run the bisection after this many runs without halving the bracket */
 #define RUNS_TO_HALVE 3
+/* The loose runs that place the start (step 2): the first accuracy asked
+ * (pld's calibration pass alone answers it), the factor to the next, and
+ * at most this many.  They stop once the boundary is placed within
+ * LOCATED (in log): from there the guide's slope, off by about 3% for
+ * pld against rdp on DP-SGD, puts the next run within a tolerance (1e-4)
+ * of the boundary.  No loose run is finer than LOOSE_OVER_CONFIGURED
+ * times the caller's accuracy (pld's default 1e-3 when it is left 0):
+ * a run that close costs about as much as one at the caller's. */
+#define LOOSE_FIRST 0.1
+#define LOOSE_RATIO 0.1
+#define LOOSE_RUNS 2
+#define LOCATED 1.5e-3
+#define LOOSE_OVER_CONFIGURED 3.0
+#define DEFAULT_ACCURACY 1e-3
+/* A Newton step from one side of the boundary aims this many tolerances
+ * past it (so that it crosses when the slope is right, and lands within a
+ * tolerance when it is nearly right), plus this fraction of the step when
+ * the slope is the guide's (another accountant's) rather than the secant
+ * of two runs of the method itself.  The step towards a meeting value
+ * when none is known yet overshoots more (a tenth and a tolerance): when
+ * it falls short the far end of the range is evaluated next. */
+#define AIM_PAST 0.5
+/* the closing run inside a bracket: this many tolerances past the
+ * predicted boundary (see inside) */
+#define CLOSE_PAST 0.1
+#define GUIDE_SLOPE_DOUBT 0.02
+/* how far the guide's slope may be from the method's, relatively, when
+ * the loose runs place the boundary from a distance */
+#define GUIDE_SLOPE_ERROR 0.03
 
 void dpa_calibration_init(dpa_calibration *c, dpa_search direction)
 {
@@ -64,7 +115,12 @@ typedef struct point {
     double v, x;  /* the value and its log */
     double eps;   /* the certified upper epsilon at v */
     double y;     /* log(eps / target): <= 0 when it meets; +-inf allowed */
-    int meets;
+    double yl;    /* log(lower / target); -inf without a lower bound */
+    int meets;    /* eps <= target */
+    int fails;    /* the target is not met at the caller's accuracy: eps above
+                   * it there (configured), or lower above it at any accuracy */
+    int configured; /* run at the caller's accuracy, or its bound is exact (no
+                     * accuracy would change it): y can enter a secant */
     int exact;    /* 0: the accountant could not reach its accuracy there */
 } point;
 
@@ -81,8 +137,10 @@ struct search {
     const char *name;
 };
 
-/* The method's certified upper eps at v, or a status. */
-static int evaluate(struct search *s, double v, point *p, dpa_error *err)
+/* The method's certified bracket of eps at v, run at accuracy eps_error
+ * (dpa_options.tolerance) when that is positive, else with the caller's
+ * options as given; or a status. */
+static int evaluate(struct search *s, double v, double eps_error, point *p, dpa_error *err)
 {
     dpa_error local = { 0 };
     dpa_event *e = s->family(v, s->ctx, &local);
@@ -91,7 +149,15 @@ static int evaluate(struct search *s, double v, point *p, dpa_error *err)
         if (err) *err = local;
         return local.status;
     }
-    dpa_accountant *a = dpa_accountant_new(s->method, s->opt, err);
+    dpa_options loose;
+    const dpa_options *opt = s->opt;
+    if (eps_error > 0.0) {
+        if (s->opt) loose = *s->opt;
+        else dpa_options_init(&loose);
+        loose.tolerance = eps_error;
+        opt = &loose;
+    }
+    dpa_accountant *a = dpa_accountant_new(s->method, opt, err);
     int st = a ? DPA_OK : (err ? err->status : DPA_ENOMEM);
     dpa_bound b;
     int exact = 1;
@@ -99,9 +165,10 @@ static int evaluate(struct search *s, double v, point *p, dpa_error *err)
     if (!st) {
         st = dpa_accountant_epsilon(a, s->delta, &b, err);
         /* An accountant that could not reach its accuracy still returns a
-         * certified upper bound (pld: DPA_EACCURACY with its best bracket);
-         * only that upper bound decides whether the target is met, so a
-         * loose one can only make the answer more conservative. */
+         * certified upper bound (pld under require_width: DPA_EACCURACY
+         * with its best bracket); only that upper bound decides whether
+         * the target is met, so a loose one can only make the answer more
+         * conservative. */
         if (st == DPA_EACCURACY && b.upper > 0.0 && b.upper >= b.lower) {
             st = DPA_OK;
             exact = 0;
@@ -119,11 +186,18 @@ static int evaluate(struct search *s, double v, point *p, dpa_error *err)
     if (isnan(b.upper) || b.upper < b.lower)
         return dpa_fail(err, DPA_EACCURACY, "calibrate: the %s accountant returned no valid bound at %g", s->method,
                         v);
+    /* A lower bound (of the mechanism, or of the dominating pair the
+     * method analyses: DPA_PAIR_LOWER) above the target means that no
+     * accuracy brings the method's upper bound down to it. */
+    const int has_lower = !(b.flags & DPA_NO_LOWER) && b.lower > 0.0 && !isnan(b.lower);
     p->v = v;
     p->x = log(v);
     p->eps = b.upper;
     p->y = b.upper > 0.0 ? log(b.upper) - log(s->target) : -INFINITY;
+    p->yl = has_lower ? log(b.lower) - log(s->target) : -INFINITY;
+    p->configured = !(eps_error > 0.0) || (b.flags & DPA_EXACT) || b.lower == b.upper;
     p->meets = b.upper <= s->target;
+    p->fails = !p->meets && (p->configured || (has_lower && b.lower > s->target));
     p->exact = exact;
     return DPA_OK;
 }
@@ -144,15 +218,16 @@ static double value_at(const struct search *s, double x)
 
 /* From p, where only one side of the boundary is known, a value across
  * it in direction dir (+1: larger): Newton's step on y with the slope,
- * overshot by a tenth and a tolerance so that it crosses, at most max_step
- * in log; max_step when there is no usable slope.  NaN when p is at the
- * end of the range in that direction. */
-static double step_from(const struct search *s, const point *p, double slope, double dir, double max_step)
+ * lengthened by `doubt` of itself and `past` (in log) so that it crosses,
+ * at most max_step in log; max_step when there is no usable slope.  NaN
+ * when p is at the end of the range in that direction. */
+static double step_from(const struct search *s, const point *p, double slope, double dir, double max_step,
+                        double doubt, double past)
 {
     double d = NAN;
     if (isfinite(slope) && slope != 0.0 && isfinite(p->y)) {
         double newton = -p->y / slope;
-        if (newton * dir > 0.0) d = 1.1 * fabs(newton) + s->tol_x;
+        if (newton * dir > 0.0) d = (1.0 + doubt) * fabs(newton) + past;
     }
     if (!(d <= max_step)) d = max_step;
     double v = value_at(s, p->x + dir * d);
@@ -161,24 +236,26 @@ static double step_from(const struct search *s, const point *p, double slope, do
 }
 
 /* The next value strictly inside the bracket (good, bad); NaN when the
- * doubles between them are exhausted. */
+ * doubles between them are exhausted.  last and prev are the last two
+ * runs at the caller's accuracy (have_last, have_prev say which exist). */
 static double inside(const struct search *s, const point *good, const point *bad, const point *last,
-                     const point *prev, int have_two, double slope, int bisect)
+                     const point *prev, int have_last, int have_prev, double slope, int bisect)
 {
     const double a = good->x, b = bad->x, lo = fmin(a, b), hi = fmax(a, b);
     double r = NAN;
     if (!bisect) {
         /* the secant through the last two runs (inside or outside the bracket) */
-        if (have_two && last->x != prev->x && isfinite(last->y) && isfinite(prev->y) && last->y != prev->y)
+        if (have_last && have_prev && last->x != prev->x && isfinite(last->y) && isfinite(prev->y) &&
+            last->y != prev->y)
             r = last->x - last->y * (last->x - prev->x) / (last->y - prev->y);
+        /* Newton from the last run: near the boundary the slope (the
+         * guide's, or an earlier secant) places it better than a chord to
+         * an end placed by a loose run */
+        if (!(r > lo && r < hi) && have_last && isfinite(last->y) && isfinite(slope) && slope != 0.0)
+            r = last->x - last->y / slope;
         /* regula falsi between the ends */
         if (!(r > lo && r < hi) && isfinite(good->y) && isfinite(bad->y) && good->y != bad->y)
             r = a - good->y * (b - a) / (bad->y - good->y);
-        /* Newton from an end whose y is finite */
-        if (!(r > lo && r < hi) && isfinite(slope) && slope != 0.0) {
-            const point *from = isfinite(good->y) ? good : bad;
-            if (isfinite(from->y)) r = from->x - from->y / slope;
-        }
     }
     if (!(r > lo && r < hi)) r = 0.5 * (lo + hi);
 
@@ -191,13 +268,20 @@ static double inside(const struct search *s, const point *good, const point *bad
         if ((bad->v - v) * step < 1.0) v = bad->v - step;
         return (v - good->v) * step >= 1.0 && (bad->v - v) * step >= 1.0 ? v : NAN;
     }
-    /* one tolerance from the closer end: the run then closes the bracket
-     * whichever side of the boundary it falls */
+    /* The predicted boundary r within a tolerance of an end: the run goes
+     * a little past r, away from that end, so that it closes the bracket
+     * when r is right, and lands close to the boundary (the value
+     * returned is the meeting end, so the nearer the better); never more
+     * than one tolerance from the end, where it closes the bracket
+     * whichever side of the boundary it falls. */
     const double t = s->tol_x;
     double x = r;
     if (hi - lo <= 2.0 * t) x = 0.5 * (lo + hi);
-    else if (fabs(r - a) < t) x = a + (b > a ? t : -t);
-    else if (fabs(r - b) < t) x = b + (a > b ? t : -t);
+    else {
+        const double end = fabs(r - a) <= fabs(r - b) ? a : b, far = end == a ? b : a;
+        const double away = far > end ? 1.0 : -1.0, past = r + away * CLOSE_PAST * t;
+        if (fabs(r - end) < t) x = fabs(past - end) <= t ? past : end + away * t;
+    }
     const double vlo = fmin(good->v, bad->v), vhi = fmax(good->v, bad->v);
     double v = exp(x);
     if (!(v > vlo && v < vhi)) v = sqrt(vlo) * sqrt(vhi);
@@ -258,6 +342,48 @@ static void run_guide(const char *method, const dpa_options *opt, dpa_event_fami
         *slope = (log(g.epsilon_at_fails) - log(g.epsilon_at_value)) / (log(g.fails) - log(g.value));
 }
 
+/* The runs so far: the meeting value nearest the boundary (good), the
+ * failing one (bad), the last two runs at the caller's accuracy (for the
+ * secant) and the slope dy/dx (the guide's until two runs give their own). */
+typedef struct runs {
+    point good, bad, last, prev, best;
+    int have_good, have_bad, have_last, have_prev;
+    double slope, sign;
+    int slope_own; /* the slope is a secant of the method's own runs */
+} runs;
+
+/* Files a run; with classify, as a meeting or failing value when it is
+ * one (a loose run may be neither: its bracket straddles the target). */
+static void record(runs *r, const point *p, int classify)
+{
+    if (p->eps < r->best.eps || r->best.eps == INFINITY) r->best = *p;
+    if (p->configured && isfinite(p->y)) {
+        if (r->have_last && p->x != r->last.x) {
+            double d = (p->y - r->last.y) / (p->x - r->last.x);
+            if (d * r->sign > 0.0) r->slope = d, r->slope_own = 1;
+        }
+        r->prev = r->last;
+        r->have_prev = r->have_last;
+        r->last = *p;
+        r->have_last = 1;
+    }
+    if (!classify) return;
+    /* to_fail = sign: failing values lie that way */
+    if (p->meets) {
+        if (!r->have_good || (p->v - r->good.v) * r->sign > 0.0) r->good = *p;
+        r->have_good = 1;
+        /* A failing value beyond a meeting one would contradict the
+         * monotone epsilon; it can only be an upper bound at the caller's
+         * accuracy looser than another run's: the certified meeting value
+         * stands. */
+        if (r->have_bad && (r->bad.v - r->good.v) * r->sign <= 0.0) r->have_bad = 0;
+    } else if (p->fails) {
+        if (r->have_good && (p->v - r->good.v) * r->sign <= 0.0) return;
+        if (!r->have_bad || (p->v - r->bad.v) * r->sign < 0.0) r->bad = *p;
+        r->have_bad = 1;
+    }
+}
+
 int dpa_calibrate_search(const char *method, const dpa_options *opt, dpa_event_family f,
                          void *ctx, double target_epsilon, double delta, dpa_calibration *c,
                          dpa_error *err)
@@ -300,57 +426,100 @@ int dpa_calibrate_search(const char *method, const dpa_options *opt, dpa_event_f
     else run_guide(method, opt, f, ctx, target_epsilon, delta, c, &start, &slope);
     if (!(slope * sign > 0.0)) slope = NAN;
 
-    point good = { 0 }, bad = { 0 }, last = { 0 }, prev = { 0 }, best = { 0 };
-    best.eps = INFINITY;
-    int have_good = 0, have_bad = 0, have_last = 0, have_prev = 0;
-    int tried_other = !isnan(start), tried_meet_step = 0, end_checked = 0;
+    runs r = { .slope = slope, .sign = sign };
+    r.best.eps = INFINITY;
+    int tried_other = !isnan(start), tried_meet_step = 0, end_checked = 0, start_pending = !isnan(start);
     double fail_step = FIRST_MAX_STEP;
     point end = { 0 };
     /* bisection's guarantee: the bracket's width (in log) when it last halved */
     double mark = INFINITY;
     unsigned runs_since_halved = 0;
 
+    /* 2. the loose runs that place the start (only with the guide's start
+     * and slope, for a method that answers with a bracket) */
+    if (!isnan(start) && isfinite(slope) && c->guess <= 0.0) {
+        const double configured = opt && opt->tolerance > 0.0 ? opt->tolerance : DEFAULT_ACCURACY;
+        double tau = LOOSE_FIRST, v = value_at(&s, log(start));
+        for (int k = 0; k < LOOSE_RUNS && tau >= LOOSE_OVER_CONFIGURED * configured && c->evaluations < s.max;
+             k++, tau *= LOOSE_RATIO) {
+            point p;
+            if ((st = evaluate(&s, v, tau, &p, err))) return st;
+            record(&r, &p, 1);
+            if (p.configured) {     /* an exact bound: a run like any other, the start evaluated */
+                start_pending = 0;
+                break;
+            }
+            if (!isfinite(p.yl) || !isfinite(p.y)) break;   /* no bracket to place the boundary with */
+            /* The boundary where the bracket's middle (in log) puts it,
+             * within half the bracket's width and the guide slope's error
+             * over the distance.  The start (run at the caller's accuracy)
+             * goes half that accuracy's relative width (in eps) towards
+             * meeting: the boundary searched is that of the upper bound at
+             * that accuracy, which lies above the truth by up to its width. */
+            const double as = fabs(r.slope), xb = p.x - 0.5 * (p.yl + p.y) / r.slope;
+            const double placed = 0.5 * (p.y - p.yl) / as + GUIDE_SLOPE_ERROR * fabs(p.x - xb);
+            start = value_at(&s, xb + to_meet * 0.5 * configured / as);
+            if (placed <= LOCATED) break;
+            double next = value_at(&s, xb);
+            if (next == p.v) break;
+            v = next;
+        }
+    }
+
     for (;;) {
-        double v;
+        double v = NAN;
         int is_end = 0;
-        if (have_good && have_bad) {
-            if (converged(c, good.v, bad.v)) break;
-            double width = fabs(good.x - bad.x);
+        if (start_pending) {
+            start_pending = 0;
+            v = value_at(&s, log(start));
+            /* strictly inside the bracket the loose runs left, if any */
+            if (r.have_good && r.have_bad && !((v - r.good.v) * (v - r.bad.v) < 0.0)) v = NAN;
+            if ((r.have_good && v == r.good.v) || (r.have_bad && v == r.bad.v)) v = NAN;
+        }
+        if (!isnan(v)) {
+            /* the start */
+        } else if (r.have_good && r.have_bad) {
+            if (converged(c, r.good.v, r.bad.v)) break;
+            double width = fabs(r.good.x - r.bad.x);
             if (width <= 0.5 * mark) mark = width, runs_since_halved = 0;
             int bisect = runs_since_halved >= RUNS_TO_HALVE;
             if (bisect) mark = width, runs_since_halved = 0;
-            v = inside(&s, &good, &bad, &last, &prev, have_last && have_prev, slope, bisect);
+            v = inside(&s, &r.good, &r.bad, &r.last, &r.prev, r.have_last, r.have_prev, r.slope, bisect);
             if (isnan(v)) break; /* no double between them: as narrow as it gets */
             runs_since_halved++;
-        } else if (have_good) {
+        } else if (r.have_good) {
             /* a failing value is needed */
-            if (good.v == fail_end) {
+            if (r.good.v == fail_end) {
                 /* the whole range meets the target: its edge */
-                c->value = good.v;
-                c->epsilon_at_value = good.eps;
+                c->value = r.good.v;
+                c->epsilon_at_value = r.good.eps;
                 return DPA_OK;
             }
-            if (!tried_other && (smallest ? c->lo : c->hi) * to_fail > good.v * to_fail) v = smallest ? c->lo : c->hi;
+            if (!tried_other && (smallest ? c->lo : c->hi) * to_fail > r.good.v * to_fail) v = smallest ? c->lo : c->hi;
             else {
-                v = step_from(&s, &good, slope, to_fail, fail_step);
+                /* aimed just past the boundary: when the slope is right
+                 * the run lands within a tolerance of it on the far side,
+                 * and the bracket closes at the next run */
+                const double doubt = c->integer ? 0.1 : r.slope_own ? 0.0 : GUIDE_SLOPE_DOUBT;
+                v = step_from(&s, &r.good, r.slope, to_fail, fail_step, doubt, AIM_PAST * s.tol_x);
                 fail_step *= 2.0;
             }
             tried_other = 1;
             if (isnan(v)) v = fail_end;
-        } else if (have_bad) {
+        } else if (r.have_bad) {
             /* a meeting value is needed: one Newton step when the slope
              * is known, then the end of the range */
-            if (bad.v == meet_end) return out_of_reach(&s, &bad, &best, err);
-            if (!tried_meet_step && isfinite(slope) && isfinite(bad.y)) {
-                v = step_from(&s, &bad, slope, to_meet, FIRST_MAX_STEP);
+            if (r.bad.v == meet_end) return out_of_reach(&s, &r.bad, &r.best, err);
+            if (!tried_meet_step && isfinite(r.slope) && isfinite(r.bad.y)) {
+                v = step_from(&s, &r.bad, r.slope, to_meet, FIRST_MAX_STEP, 0.1, s.tol_x);
                 tried_meet_step = 1;
             } else if (!end_checked) {
                 v = meet_end;
                 is_end = end_checked = 1;
             } else {
                 /* walking towards an end whose bound said little */
-                v = step_from(&s, &bad, NAN, to_meet, FIRST_MAX_STEP);
-                if (isnan(v) || v * to_meet >= meet_end * to_meet) return out_of_reach(&s, &end, &best, err);
+                v = step_from(&s, &r.bad, NAN, to_meet, FIRST_MAX_STEP, 0.0, 0.0);
+                if (isnan(v) || v * to_meet >= meet_end * to_meet) return out_of_reach(&s, &end, &r.best, err);
             }
             if (isnan(v)) v = meet_end, is_end = end_checked = 1;
         } else {
@@ -359,47 +528,31 @@ int dpa_calibrate_search(const char *method, const dpa_options *opt, dpa_event_f
         }
 
         if (c->evaluations >= s.max) {
-            c->value = have_good ? good.v : NAN;
-            c->epsilon_at_value = have_good ? good.eps : NAN;
-            c->fails = have_bad ? bad.v : NAN;
-            c->epsilon_at_fails = have_bad ? bad.eps : NAN;
+            c->value = r.have_good ? r.good.v : NAN;
+            c->epsilon_at_value = r.have_good ? r.good.eps : NAN;
+            c->fails = r.have_bad ? r.bad.v : NAN;
+            c->epsilon_at_fails = r.have_bad ? r.bad.eps : NAN;
             return dpa_fail(err, DPA_EACCURACY,
                             "calibrate: %u evaluations of %s did not narrow the search to the tolerance "
                             "(best bracket: %s meets at %.10g, fails at %.10g)",
                             s.max, method, s.name, c->value, c->fails);
         }
         point p;
-        if ((st = evaluate(&s, v, &p, err))) return st;
-        if (p.eps < best.eps || best.eps == INFINITY) best = p;
-        if (isfinite(p.y)) {
-            if (have_last && p.x != last.x) {
-                double d = (p.y - last.y) / (p.x - last.x);
-                if (d * sign > 0.0) slope = d;
-            }
-            prev = last;
-            have_prev = have_last;
-            last = p;
-            have_last = 1;
-        }
+        if ((st = evaluate(&s, v, 0.0, &p, err))) return st;
         if (is_end && !p.meets) {
+            record(&r, &p, 0);
             end = p;
             /* an exact bound at the end no smaller than where it started:
              * nothing in between meets (epsilon is monotone) */
-            if (p.exact && !(p.eps > bad.eps)) return out_of_reach(&s, &end, &best, err);
+            if (p.exact && !(p.eps > r.bad.eps)) return out_of_reach(&s, &end, &r.best, err);
             continue; /* walk towards it from bad */
         }
-        if (p.meets) {
-            if (!have_good || p.v * to_fail > good.v * to_fail) good = p;
-            have_good = 1;
-        } else {
-            if (!have_bad || p.v * to_meet > bad.v * to_meet) bad = p;
-            have_bad = 1;
-        }
+        record(&r, &p, 1);
     }
-    c->value = good.v;
-    c->epsilon_at_value = good.eps;
-    c->fails = bad.v;
-    c->epsilon_at_fails = bad.eps;
+    c->value = r.good.v;
+    c->epsilon_at_value = r.good.eps;
+    c->fails = r.bad.v;
+    c->epsilon_at_fails = r.bad.eps;
     return DPA_OK;
 }
 

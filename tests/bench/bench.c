@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -105,6 +106,81 @@ static void gaussian_sigma(void *p)
     dpa_bound b;
     dpa_error err = { 0 };
     if (dpa_gaussian_sigma(1.0, 1e-5, &b, &err)) die(&err);
+}
+
+/* ---- calibration with pld at the scale of issue 20 (item 4): DP-SGD at
+ * q = 0.004, T = 1e4, delta = 1e-5, the noise for eps = 1, 3, 8 to a
+ * relative 1e-4, guided by rdp, as `dpacct calibrate --accountant pld`
+ * runs it; and a target out of reach (eps 0.01 with sigma <= 50).  Each run
+ * in a fresh child (as the command is a fresh process: nothing of an
+ * earlier run, FFTW's planner included, is reused), three times: the wall
+ * and CPU times of each, the runs of pld and of rdp, the value and the
+ * failing value. */
+struct issue_cal { double target, limit_hi; };
+
+static dpa_event *issue_family(double sigma, void *ctx, dpa_error *err)
+{
+    (void)ctx;
+    return dpa_event_self_composed(dpa_event_poisson_sampled(0.004, dpa_event_gaussian(sigma, err), err), 10000, err);
+}
+
+static void issue_calibration(const struct issue_cal *ic)
+{
+    char line[400] = "";
+    double wall[3], cpu[3];
+    for (int r = 0; r < 3; r++) {
+        int fd[2];
+        if (pipe(fd)) { perror("bench: pipe"); exit(1); }
+        fflush(stdout);
+        double start = now();
+        pid_t pid = fork();
+        if (pid < 0) { perror("bench: fork"); exit(1); }
+        if (pid == 0) {
+            close(fd[0]);
+            dpa_calibration c;
+            dpa_calibration_init(&c, DPA_SEARCH_SMALLEST);
+            c.rel_tol = 1e-4;
+            c.guide = "rdp";
+            c.name = "sigma";
+            c.limit_hi = ic->limit_hi;
+            if (c.hi > c.limit_hi) c.hi = c.limit_hi;
+            dpa_error err = { 0 };
+            int st = dpa_calibrate_search("pld", NULL, issue_family, NULL, ic->target, 1e-5, &c, &err);
+            char out[400];
+            if (st == DPA_OK)
+                snprintf(out, sizeof out, "pld runs %u (rdp %u), sigma %.6f (fails %.6f)", c.evaluations,
+                         c.guide_evaluations, c.value, c.fails);
+            else
+                snprintf(out, sizeof out, "pld runs %u (rdp %u), %s", c.evaluations, c.guide_evaluations,
+                         err.message);
+            if (write(fd[1], out, strlen(out)) < 0) _exit(1);
+            _exit(st == DPA_OK || st == DPA_ENOBRACKET ? 0 : 1);
+        }
+        close(fd[1]);
+        ssize_t got = read(fd[0], line, sizeof line - 1);
+        line[got > 0 ? got : 0] = '\0';
+        close(fd[0]);
+        int status;
+        struct rusage ru;
+        if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+            fprintf(stderr, "bench: calibration for eps %g failed\n", ic->target);
+            exit(1);
+        }
+        wall[r] = now() - start;
+        cpu[r] = ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec + ru.ru_stime.tv_sec + 1e-6 * ru.ru_stime.tv_usec;
+    }
+    char what[64];
+    if (ic->limit_hi < 1e9) snprintf(what, sizeof what, "eps=%g, sigma<=%g", ic->target, ic->limit_hi);
+    else snprintf(what, sizeof what, "eps=%g", ic->target);
+    printf("  %-20s wall %.3f %.3f %.3f s  cpu %.3f %.3f %.3f s  %s\n", what, wall[0], wall[1], wall[2], cpu[0],
+           cpu[1], cpu[2], line);
+}
+
+static void issue_calibrations(void)
+{
+    printf("calibrate sigma, pld guided by rdp: q=0.004, T=10000, delta=1e-5, tolerance 1e-4 (fresh process each)\n");
+    const struct issue_cal cases[] = { { 1.0, 1e9 }, { 3.0, 1e9 }, { 8.0, 1e9 }, { 0.01, 50.0 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) issue_calibration(&cases[i]);
 }
 
 /* ---- pld: one query per child process, so that its peak memory is its own */
@@ -587,6 +663,7 @@ int main(void)
         snprintf(size, sizeof size, "q=0.004, T=10000, eps=%g", targets[i]);
         report("calibrate sigma, rdp accountant", size, calibrate, &c);
     }
+    issue_calibrations();
     pld_benches();
     shuffle_benches();
     noise_benches();

@@ -556,6 +556,34 @@ check "pld: the failing sigma is within 1e-4 and fails" "v2 < v1 && v1 - v2 <= (
 check "pld: at most 6 runs of pld, started by rdp" 'v1 <= 6 && v2 == "rdp" && v3 > 0' \
     "$(col evaluations)" "$(col guide)" "$(col guide_evaluations)"
 
+# Issue 20 (item 4): DP-SGD at the issue's scale (q 0.004, T 1e4), eps 8.  The
+# value meets at pld's default accuracy and value (1 - 2e-4) does not; at
+# value (1 - 1.5e-3) pld's LOWER bound at --eps-error 1e-5 is above 8, so the
+# value is within the tolerance plus the method's accuracy (1e-3 of eps, at
+# most 1e-3 of sigma here) of the smallest sigma that meets the target at all.
+lower() {
+    "$DPACCT" epsilon "$@" 2>/dev/null | awk '$1 == "lower" { print $2; exit }'
+}
+ISSUE="--sampling-rate 0.004 --steps 10000 --delta 1e-5"
+# shellcheck disable=SC2086
+expect_ok "calibrate pld at q 0.004, T 1e4, eps 8" '^pld,sigma,' calibrate --accountant pld $ISSUE --epsilon 8 \
+    --format csv
+SIG=$(col value)
+# shellcheck disable=SC2086
+check "pld (issue scale): eps at sigma <= 8, at sigma (1 - 2e-4) > 8" "v1 <= 8 && v2 > 8" \
+    "$(upper --accountant pld $ISSUE --sigma "$SIG")" \
+    "$(upper --accountant pld $ISSUE --sigma "$(awk -v s="$SIG" 'BEGIN { printf "%.10g", s * (1 - 2e-4) }')")"
+# shellcheck disable=SC2086
+check "pld (issue scale): the lower bound at sigma (1 - 1.5e-3) is above 8" "v1 > 8" \
+    "$(lower --accountant pld $ISSUE --eps-error 1e-5 \
+        --sigma "$(awk -v s="$SIG" 'BEGIN { printf "%.10g", s * (1 - 1.5e-3) }')")"
+check "pld (issue scale): at most 6 runs of pld" 'v1 <= 6 && v2 > 0' "$(col evaluations)" "$(col guide_evaluations)"
+# out of reach: sigma <= 50 gives eps 0.0212 at best, said in one line
+# shellcheck disable=SC2086
+expect_error "calibrate pld: an unreachable target names the best reachable epsilon" 1 \
+    "at sigma = 50 (the largest searched) the certified epsilon is 0.0212" \
+    calibrate --accountant pld $ISSUE --epsilon 0.01 --sigma-max 50
+
 # --solve steps with pld: T meets, T + 1 does not
 expect_ok "calibrate --solve steps (pld)" '^pld,steps,' calibrate --solve steps --accountant pld --sigma 1 \
     --sampling-rate 0.01 --delta 1e-5 --epsilon 2 --format csv
