@@ -272,6 +272,31 @@ static long double *exact_power(const double *mass, size_t n, unsigned t, size_t
     return res;
 }
 
+/* The l1 and l2 distance between out (the t-fold composition of g as
+ * computed, in its frame) and the exact composition in long double, in the
+ * exact composition's units (*scale converts out's pads to them); *inside
+ * says whether out's window lies within the exact support. */
+static void power_error(const pld_grid *g, unsigned t, const pld_grid *out, long double *l1, long double *l2,
+                        long double *scale, int *inside)
+{
+    size_t rn;
+    long double *ref = exact_power(g->mass, g->n, t, &rn);
+    /* out's masses times e^{out.log_scale - t g.log_scale} are in ref's units */
+    *scale = expl((long double)out->log_scale - (long double)t * g->log_scale);
+    int64_t base = (int64_t)t * g->first;
+    *l1 = *l2 = 0.0L;
+    for (size_t k = 0; k < rn; k++) {
+        int64_t idx = base + (int64_t)k - out->first;
+        long double have = idx >= 0 && (size_t)idx < out->n ? (long double)out->mass[idx] * *scale : 0.0L;
+        long double e = have - ref[k];
+        *l1 += fabsl(e);
+        *l2 += e * e;
+    }
+    *l2 = sqrtl(*l2);
+    *inside = out->first >= base && out->first + (int64_t)out->n <= base + (int64_t)rn;
+    free(ref);
+}
+
 /* The composed grid's error against the exact composition of the same
  * input masses (long double), on the whole lattice -- entries trimmed off
  * count -- is within both pads: l1 <= pad, l2 <= pad2 (in the output's
@@ -294,21 +319,10 @@ START_TEST(pads_bound_the_transform_error)
         int st = t == 2 ? pld_grid_compose(&g, &g, PLD_UPPER, 1e-12, (size_t)1 << 22, NULL, &out)
                         : pld_grid_self_compose(&g, t, PLD_UPPER, 1e-12, (size_t)1 << 22, NULL, &out);
         ck_assert_int_eq(st, DPA_OK);
-        size_t rn;
-        long double *ref = exact_power(g.mass, g.n, t, &rn);
-        /* out's masses times e^{out.log_scale - t g.log_scale} are in ref's units */
-        long double scale = expl((long double)out.log_scale - (long double)t * g.log_scale);
-        int64_t base = (int64_t)t * g.first;
-        long double l1 = 0.0L, l2 = 0.0L;
-        for (size_t k = 0; k < rn; k++) {
-            int64_t idx = base + (int64_t)k - out.first;
-            long double have = idx >= 0 && (size_t)idx < out.n ? (long double)out.mass[idx] * scale : 0.0L;
-            long double e = have - ref[k];
-            l1 += fabsl(e);
-            l2 += e * e;
-        }
-        ck_assert_msg(out.first >= base && out.first + (int64_t)out.n <= base + (int64_t)rn, "t %u: window", t);
-        l2 = sqrtl(l2);
+        long double l1, l2, scale;
+        int inside;
+        power_error(&g, t, &out, &l1, &l2, &scale, &inside);
+        ck_assert_msg(inside, "t %u: window", t);
         ck_assert_msg(l1 <= (long double)out.pad * scale, "t %u: l1 error %.3Lg above pad %.3Lg", t, l1,
                       (long double)out.pad * scale);
         ck_assert_msg(l2 <= (long double)out.pad2 * scale, "t %u: l2 error %.3Lg above pad2 %.3Lg", t, l2,
@@ -316,7 +330,6 @@ START_TEST(pads_bound_the_transform_error)
         /* the l2 pad is the sharper one here: what makes it worth carrying */
         ck_assert_msg(out.pad2 * pld_grid_weight_l2(theta, h) < out.pad, "t %u: pad2 %.3g ||w|| %.3g, pad %.3g", t,
                       out.pad2, pld_grid_weight_l2(theta, h), out.pad);
-        free(ref);
         pld_grid_free(&out);
     }
     pld_grid_free(&g);
@@ -345,19 +358,9 @@ START_TEST(power_rounding_bound_holds_for_long_powers)
         unsigned t = counts[c];
         pld_grid out;
         ck_assert_int_eq(pld_grid_self_compose(&g, t, PLD_UPPER, 1e-30, (size_t)1 << 22, NULL, &out), DPA_OK);
-        size_t rn;
-        long double *ref = exact_power(g.mass, g.n, t, &rn);
-        long double scale = expl((long double)out.log_scale - (long double)t * g.log_scale);
-        int64_t base = (int64_t)t * g.first;
-        long double l1 = 0.0L, l2 = 0.0L;
-        for (size_t k = 0; k < rn; k++) {
-            int64_t idx = base + (int64_t)k - out.first;
-            long double have = idx >= 0 && (size_t)idx < out.n ? (long double)out.mass[idx] * scale : 0.0L;
-            long double e = have - ref[k];
-            l1 += fabsl(e);
-            l2 += e * e;
-        }
-        l2 = sqrtl(l2);
+        long double l1, l2, scale;
+        int inside;
+        power_error(&g, t, &out, &l1, &l2, &scale, &inside);
         ck_assert_msg(l1 <= (long double)out.pad * scale, "t %u: l1 error %.3Lg above pad %.3Lg", t, l1,
                       (long double)out.pad * scale);
         ck_assert_msg(l2 <= (long double)out.pad2 * scale, "t %u: l2 error %.3Lg above pad2 %.3Lg", t, l2,
@@ -367,7 +370,6 @@ START_TEST(power_rounding_bound_holds_for_long_powers)
         double a_priori = t * 20.0 * DBL_EPSILON * log2((double)N) * sqrt(sq);
         ck_assert_msg((double)out.pad2 * (double)scale < (t >= 3000 ? 0.15 : 1.0) * a_priori, "t %u: pad2 %.3g, a priori %.3g", t,
                       out.pad2 * (double)scale, a_priori);
-        free(ref);
         pld_grid_free(&out);
     }
     pld_grid_free(&g);
