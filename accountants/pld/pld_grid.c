@@ -647,8 +647,8 @@ int pld_grid_compose(const pld_grid *a, const pld_grid *b, pld_side side, double
 /* ---- self-composition by one transform ------------------------------------ */
 
 /* log sum_j b_j e^{lambda j} of a normalised step (index units), from the
- * log-masses lb (-inf for empty entries): max-shifted, terms below e^-745
- * of the largest skipped (they underflow anyway), and rounded up (n
+ * log-masses lb (-inf for empty entries): max-shifted, terms below e^-700
+ * of the largest counted as 1e-304, and rounded up (n
  * positive terms: relative error <= n U), so that the Chernoff bounds below
  * stay bounds. */
 static double index_log_mgf(const double *lb, size_t n, double lambda)
@@ -656,12 +656,17 @@ static double index_log_mgf(const double *lb, size_t n, double lambda)
     double top = -INFINITY;
     for (size_t j = 0; j < n; j++) top = fmax(top, lb[j] + lambda * (double)j);
     if (top == -INFINITY) return -INFINITY;
+    /* terms below e^-700 are counted as 1e-304 each (>= e^-700), not
+     * computed: as subnormal doubles they cost a hundred times a normal
+     * operation */
     double s = 0.0;
+    size_t small = 0;
     for (size_t j = 0; j < n; j++) {
         double x = lb[j] + lambda * (double)j - top;
-        if (x > -745.0) s += exp(x);
+        if (x > -700.0) s += exp(x);
+        else if (x > -INFINITY) small++;
     }
-    return top + log(s * (1.0 + (double)(n + 4) * U));
+    return top + log((s + (double)small * 1e-304) * (1.0 + (double)(n + 4) * U));
 }
 
 /* The window of the T-fold sum J of indices drawn from b (normalised) that
@@ -793,16 +798,17 @@ static void power_rounding(const fftw_complex *spec, size_t N, uint64_t count, d
         double mag = sqrt(re * re + im * im) * (1.0 + 2.0 * U);
         long double w = (k == 0 || 2 * k == N) ? 1.0L : 2.0L;   /* k and N - k */
         for (int input = 0; input < 2; input++) {
-            double e_k = input ? eta + rho : eta, a = mag + e_k, e;
-            if (a < tiny) e = 1e-300 * (t * e_k + rel);
+            double e_k = input ? eta + rho : eta, a = mag + e_k;
+            long double e;   /* long double: the tiny terms would be subnormal doubles (slow) */
+            if (a < tiny) e = 1e-300L * ((long double)t * e_k + rel);
             else {
                 double lg = log(a);
                 /* a^(T-1) by exp((T - 1) log a), widened by the logarithm's rounding */
-                double pw = exp((t - 1.0) * lg + 2.0 * U * (t - 1.0) * fabs(lg) + 4.0 * U);
-                e = pw * (t * e_k + rel * a);
+                long double pw = expl((long double)((t - 1.0) * lg + 2.0 * U * (t - 1.0) * fabs(lg) + 4.0 * U));
+                e = pw * ((long double)t * e_k + (long double)rel * a);
             }
-            if (input) with += w * (long double)e * (long double)e;
-            else alone += w * (long double)e * (long double)e;
+            if (input) with += w * e * e;
+            else alone += w * e * e;
             if (rho == 0.0) {                        /* the same bound twice */
                 with = alone;
                 break;
