@@ -800,7 +800,9 @@ static void power_rounding(const fftw_complex *spec, size_t N, uint64_t count, d
         for (int input = 0; input < 2; input++) {
             double e_k = input ? eta + rho : eta, a = mag + e_k;
             long double e;   /* long double: the tiny terms would be subnormal doubles (slow) */
-            if (a < tiny) e = 1e-300L * ((long double)t * e_k + rel);
+            /* below tiny the power is not computed but set to 0 (power_compose):
+             * its error |c^T| <= a^T <= e^-700 < 1e-304 is counted too */
+            if (a < tiny) e = 1e-300L * ((long double)t * e_k + rel) + 1e-304L;
             else {
                 double lg = log(a);
                 /* a^(T-1) by exp((T - 1) log a), widened by the logarithm's rounding */
@@ -856,13 +858,25 @@ static int power_compose(const pld_grid *a, uint64_t count, pld_side side, doubl
     double *x = cache->work[0].re;
     fftw_complex *fx = cache->work[0].spec;
     memset(x, 0, N * sizeof *x);
-    for (size_t j = 0; j < n; j++) x[j % N] += b[j];
+    for (size_t j0 = 0; j0 < n; j0 += N) {             /* wrapped onto N points, without a division each */
+        size_t m = n - j0 < N ? n - j0 : N;
+        for (size_t j = 0; j < m; j++) x[j] += b[j0 + j];
+    }
     free(b);
     fftw_execute_dft_r2c(r2c, x, fx);
     double errs, errs_input;
     power_rounding(fx, N, count, eta, rho, &errs, &errs_input);
     long double pows = 0.0L;
+    /* a coefficient with |c^| + eta below e^(-700/(T-1)) has a power below
+     * 1e-304: it is set to 0 (power_rounding counts that error) instead of
+     * being squared down through the subnormal range, which is slow */
+    const double tiny = t > 1.0 ? exp(-700.0 / (t - 1.0)) : 0.0;
     for (size_t k = 0; k < N / 2 + 1; k++) {
+        double mag = sqrt(fx[k][0] * fx[k][0] + fx[k][1] * fx[k][1]) * (1.0 + 2.0 * U);
+        if (mag + eta < tiny) {
+            fx[k][0] = fx[k][1] = 0.0;
+            continue;
+        }
         complex_power(&fx[k][0], &fx[k][1], count);
         long double w = (k == 0 || 2 * k == N) ? 1.0L : 2.0L;
         pows += w * ((long double)fx[k][0] * fx[k][0] + (long double)fx[k][1] * fx[k][1]);
@@ -891,10 +905,12 @@ static int power_compose(const pld_grid *a, uint64_t count, pld_side side, doubl
     if (!st) {
         fftw_execute_dft_c2r(c2r, fx, x);                  /* destroys fx */
         /* entry i of the window is the index sum lo + i, found at (lo + i) mod N */
-        size_t base = (size_t)fmod(lo, (double)N);
+        size_t at = (size_t)fmod(lo, (double)N);
+        const double inv = 1.0 / (double)N;                /* exact: N is a power of two */
         for (size_t i = 0; i < out->n; i++) {
-            double c = x[(base + i) % N] / (double)N;
+            double c = x[at] * inv;
             out->mass[i] = c > 0.0 ? c : 0.0;
+            if (++at == N) at = 0;
         }
         out->first = (int64_t)count * a->first + (int64_t)lo;
         out->theta = a->theta;
