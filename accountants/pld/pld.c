@@ -355,8 +355,7 @@ static int discretise_tabulated(const pld_profile *p, double z, double h, int si
     t.re = malloc(t.n * sizeof *t.re);
     st = t.ld && t.re ? DPA_OK : DPA_ENOMEM;
     if (!st && p->pair == PLD_SHUFFLE_CLONES) st = clones_node_values(&t);
-    double probe_re;
-    if (!st && !t.lq_gt && k0 < 0 && !isnan(pld_profile_log_excess_relerr(-h, p, &probe_re))) {
+    if (!st && !t.lq_gt && k0 < 0 && pld_profile_has_excess(p)) {
         t.lx = malloc(t.n * sizeof *t.lx);
         t.rx = malloc(t.n * sizeof *t.rx);
         if (!t.lx || !t.rx) st = DPA_ENOMEM;
@@ -484,6 +483,8 @@ static double choose_theta(const pld_state *s, const step_grids *sg, int w, cons
     return theta <= exp(log(1e-3) + 1e-9) ? 0.0 : theta;
 }
 
+static int merge_tree(pld_grid *parts, size_t m, pld_side side, pld_fft_cache *fft, pld_grid *out);
+
 /* Two levels (docs/pld-design.md, "Two levels"): T steps as T2 blocks of
  * T1 = 4^(s+1) steps, each block composed on the lattice of step h, then
  * moved to step 2^s h (pld_grid_coarsen) and the blocks composed there.
@@ -555,20 +556,11 @@ static int compose_steps(const pld_grid *one, uint64_t times, pld_side side, pld
     }
     pld_grid_free(&coarse[0]);
     if (rest) pld_grid_free(&coarse[1]);
-    if (!st && have == 2) {
-        pld_grid joined;
-        st = pld_grid_compose(&parts[0], &parts[1], side, TAIL_CUT, MAX_FFT, fft, &joined);
-        pld_grid_free(&parts[0]);
-        pld_grid_free(&parts[1]);
-        if (!st) parts[0] = joined;
-        have = st ? 0 : 1;
-    }
     if (st) {
         for (int i = 0; i < have; i++) pld_grid_free(&parts[i]);
         return st;
     }
-    *out = parts[0];
-    return DPA_OK;
+    return merge_tree(parts, (size_t)have, side, fft, out);
 }
 
 /* One component of one world, both sides, at step h and tilt theta,

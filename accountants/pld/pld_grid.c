@@ -669,6 +669,16 @@ static double index_log_mgf(const double *lb, size_t n, double lambda)
     return top + log((s + (double)small * 1e-304) * (1.0 + (double)(n + 4) * U));
 }
 
+/* val[i] (once): the Chernoff bound (T K(sign l) - log cut) / l at
+ * l = 2^(i - 6) / sd, for power_window. */
+static void window_bound(const double *lb, size_t n, double t, double cut, double sd, double sign, int i,
+                         double *val)
+{
+    if (!isnan(val[i])) return;
+    double l = ldexp(1.0, i - 6) / sd;
+    val[i] = (t * index_log_mgf(lb, n, sign * l) - log(cut)) / l;
+}
+
 /* The window of the T-fold sum J of indices drawn from b (normalised) that
  * holds all but `cut` of it on each side, by Chernoff bounds
  * P(J >= x) <= exp(T K(l) - l x), l > 0, and the mirror image: the
@@ -696,28 +706,16 @@ static void power_window(const double *b, size_t n, uint64_t count, double cut, 
             int first = 0, last = 12;
             while (last - first > 2) {
                 int m1 = first + (last - first) / 3, m2 = last - (last - first) / 3;
-                for (int k = 0; k < 2; k++) {
-                    int i = k ? m2 : m1;
-                    if (isnan(val[i])) {
-                        double l = ldexp(1.0, i - 6) / sd;
-                        val[i] = (t * index_log_mgf(lb, n, sign * l) - log(cut)) / l;
-                    }
-                }
+                window_bound(lb, n, t, cut, sd, sign, m1, val);
+                window_bound(lb, n, t, cut, sd, sign, m2, val);
                 if (!(val[m1] > val[m2])) last = m2;   /* the minimum lies in [first, m2] */
                 else first = m1;
             }
-            for (int i = first; i <= last; i++) {
-                if (isnan(val[i])) {
-                    double l = ldexp(1.0, i - 6) / sd;
-                    val[i] = (t * index_log_mgf(lb, n, sign * l) - log(cut)) / l;
-                }
+            for (int i = first; i <= last; i++) window_bound(lb, n, t, cut, sd, sign, i, val);
+            for (int i = 0; i < 13; i++) {          /* every bound evaluated is valid */
+                if (isnan(val[i])) continue;
                 if (side == 0 && val[i] < best_hi) best_hi = val[i];          /* P(J >= r) <= cut */
                 if (side == 1 && -val[i] > best_lo) best_lo = -val[i];        /* P(J <= lft) <= cut */
-            }
-            for (int i = 0; i < 13; i++) {                                    /* every bound evaluated is valid */
-                if (isnan(val[i])) continue;
-                if (side == 0 && val[i] < best_hi) best_hi = val[i];
-                if (side == 1 && -val[i] > best_lo) best_lo = -val[i];
             }
         }
         free(lb);
@@ -750,8 +748,9 @@ static void complex_power(double *re, double *im, uint64_t count)
     *im = ri;
 }
 
-/* The rounding of one transform's power, bounded a posteriori from the
- * computed coefficients: an l2 bound on the N output entries.
+/* The powers of the transform (in place), and their rounding bounded a
+ * posteriori from the computed coefficients: an l2 bound on the N output
+ * entries.
  *
  * Each computed coefficient c^_k of the normalised step b differs from the
  * exact c_k by at most eta = gamma |b|_1: in a Cooley-Tukey transform every
@@ -784,15 +783,18 @@ static void complex_power(double *re, double *im, uint64_t count)
  * smoothing) is the alternative, and power_compose takes the smaller.  The
  * difference matters where a coarsened block (pld_grid_coarsen) carries the
  * pad of its own transform into the next power. */
-static void power_rounding(const fftw_complex *spec, size_t N, uint64_t count, double eta, double rho,
-                           double *errs_alone, double *errs_with_input)
+static void power_rounding(fftw_complex *spec, size_t N, uint64_t count, double eta, double rho,
+                           double *errs_alone, double *errs_with_input, double *pow2)
 {
     double t = (double)count;
     double rel = expm1(1.5 * U * t) * (1.0 + 1e-9);   /* (1 + 3u)^T - 1, u = U / 2 */
-    /* below `tiny` a^(T-1) < e^-700: the term is below 1e-300 (counted as
-     * that, not computed) -- most coefficients of a long power */
+    /* Below `tiny` a^(T-1) < e^-700: the power is not computed but set to 0
+     * -- squaring down through the subnormal range is slow -- and its error
+     * |c^T| <= a^T < 1e-304 is counted with the term, itself counted as
+     * 1e-300 times its factor instead of computed: most coefficients of a
+     * long power. */
     double tiny = t > 1.0 ? exp(-700.0 / (t - 1.0)) : 0.0;
-    long double alone = 0.0L, with = 0.0L;
+    long double alone = 0.0L, with = 0.0L, pows = 0.0L;
     for (size_t k = 0; k < N / 2 + 1; k++) {
         double re = spec[k][0], im = spec[k][1];
         double mag = sqrt(re * re + im * im) * (1.0 + 2.0 * U);
@@ -800,8 +802,6 @@ static void power_rounding(const fftw_complex *spec, size_t N, uint64_t count, d
         for (int input = 0; input < 2; input++) {
             double e_k = input ? eta + rho : eta, a = mag + e_k;
             long double e;   /* long double: the tiny terms would be subnormal doubles (slow) */
-            /* below tiny the power is not computed but set to 0 (power_compose):
-             * its error |c^T| <= a^T <= e^-700 < 1e-304 is counted too */
             if (a < tiny) e = 1e-300L * ((long double)t * e_k + rel) + 1e-304L;
             else {
                 double lg = log(a);
@@ -816,9 +816,16 @@ static void power_rounding(const fftw_complex *spec, size_t N, uint64_t count, d
                 break;
             }
         }
+        if (mag + eta < tiny) {
+            spec[k][0] = spec[k][1] = 0.0;
+            continue;
+        }
+        complex_power(&spec[k][0], &spec[k][1], count);
+        pows += w * ((long double)spec[k][0] * spec[k][0] + (long double)spec[k][1] * spec[k][1]);
     }
     *errs_alone = (double)sqrtl(alone) * (1.0 + 1e-9);
     *errs_with_input = (double)sqrtl(with) * (1.0 + 1e-9);
+    *pow2 = (double)sqrtl(pows) * (1.0 + 4.0 * U);
 }
 
 /* count-fold composition by one transform: normalise the step, raise its
@@ -864,24 +871,8 @@ static int power_compose(const pld_grid *a, uint64_t count, pld_side side, doubl
     }
     free(b);
     fftw_execute_dft_r2c(r2c, x, fx);
-    double errs, errs_input;
-    power_rounding(fx, N, count, eta, rho, &errs, &errs_input);
-    long double pows = 0.0L;
-    /* a coefficient with |c^| + eta below e^(-700/(T-1)) has a power below
-     * 1e-304: it is set to 0 (power_rounding counts that error) instead of
-     * being squared down through the subnormal range, which is slow */
-    const double tiny = t > 1.0 ? exp(-700.0 / (t - 1.0)) : 0.0;
-    for (size_t k = 0; k < N / 2 + 1; k++) {
-        double mag = sqrt(fx[k][0] * fx[k][0] + fx[k][1] * fx[k][1]) * (1.0 + 2.0 * U);
-        if (mag + eta < tiny) {
-            fx[k][0] = fx[k][1] = 0.0;
-            continue;
-        }
-        complex_power(&fx[k][0], &fx[k][1], count);
-        long double w = (k == 0 || 2 * k == N) ? 1.0L : 2.0L;
-        pows += w * ((long double)fx[k][0] * fx[k][0] + (long double)fx[k][1] * fx[k][1]);
-    }
-    double pow2 = (double)sqrtl(pows) * (1.0 + 4.0 * U);
+    double errs, errs_input, pow2;
+    power_rounding(fx, N, count, eta, rho, &errs, &errs_input, &pow2);   /* the powers, in place, and their bounds */
     double round2 = (gamma * pow2 + errs) / rootn * (1.0 + 4.0 * U);
     double round2_input = (gamma * pow2 + errs_input) / rootn * (1.0 + 4.0 * U);
     /* l1 <= sqrt(N) l2 over the N entries; the aliased and truncated tails

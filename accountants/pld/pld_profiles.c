@@ -475,6 +475,11 @@ double pld_profile_log_delta_relerr(double epsilon, const pld_profile *p, double
     return pld_profile_log_delta(epsilon, &copy);
 }
 
+int pld_profile_has_excess(const pld_profile *p)
+{
+    return p->pair == PLD_GAUSSIAN || p->pair == PLD_POISSON_ADD || p->pair == PLD_POISSON_REMOVE;
+}
+
 double pld_profile_log_excess_relerr(double epsilon, const pld_profile *p, double *relerr)
 {
     /* delta(eps) - (1 - e^eps) = e^eps delta_rev(-eps) for eps < 0, delta_rev
@@ -494,7 +499,6 @@ double pld_profile_log_excess_relerr(double epsilon, const pld_profile *p, doubl
         *relerr = poisson_relerr(p, -epsilon, ld, log_ratio);
         break;
     case PLD_POISSON_REMOVE:
-        if (-epsilon < -700.0) return NAN;
         ld = add_log_delta(p, -epsilon, &log_ratio);
         *relerr = poisson_relerr(p, -epsilon, ld, log_ratio);
         break;

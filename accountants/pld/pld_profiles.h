@@ -70,5 +70,7 @@ double pld_profile_delta_relerr(const pld_profile *p, double epsilon);
  * profile), and its relative error bound in *relerr.  NaN (and *relerr
  * NaN) where the pair does not provide it or eps >= 0. */
 double pld_profile_log_excess_relerr(double epsilon, const pld_profile *p, double *relerr);
+/* Whether pld_profile_log_excess_relerr provides the pair's excess. */
+int pld_profile_has_excess(const pld_profile *p);
 
 #endif
