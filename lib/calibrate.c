@@ -174,6 +174,8 @@ static int evaluate(struct search *s, double v, double eps_error, point *p, dpa_
             exact = 0;
             if (err) *err = (dpa_error){ 0 };
         }
+        /* the same bracket answered DPA_OK, flagged (pld's default) */
+        if (!st && (b.flags & DPA_WIDTH_NOT_MET)) exact = 0;
     }
     dpa_accountant_free(a);
     dpa_event_free(e);

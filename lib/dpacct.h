@@ -49,8 +49,9 @@ enum {
     DPA_ENOMEM = -2,       /* memory exhausted */
     DPA_EUNSUPPORTED = -3, /* the accountant cannot account for this event */
     DPA_EACCURACY = -4,    /* requested accuracy not reachable within limits (a pld
-                            * query only under dpa_options.require_width; by
-                            * default it answers with DPA_WIDTH_NOT_MET) */
+                            * or shuffle query only under
+                            * dpa_options.require_width; by default they answer
+                            * with DPA_WIDTH_NOT_MET) */
     DPA_ENOTFOUND = -5,    /* unknown accountant name */
     DPA_ENOBRACKET = -6,   /* a search interval does not contain a solution */
     DPA_EINTERNAL = -7     /* a result failed its consistency check (NaN, lower > upper):

@@ -473,6 +473,31 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* A width the bisection cannot reach: the accountant still answers with
+ * its certified bracket, flagged DPA_WIDTH_NOT_MET (as pld does), and
+ * DPA_EACCURACY with the same bracket only under require_width.  The
+ * bracket must hold the MPFR enumeration of the pair (n = 10). */
+START_TEST(width_not_met_still_answers)
+{
+    for (int require = 0; require < 2; require++) {
+        dpa_options opt;
+        dpa_options_init(&opt);
+        opt.relation = DPA_REPLACE_ONE;
+        opt.tolerance = 1e-16;
+        opt.require_width = require;
+        dpa_error err = { 0 };
+        dpa_accountant *a = accountant_with_options("shuffle", &opt, dpa_event_shuffled(0.5, 10, &err));
+        dpa_bound b = { 0 };
+        int st = dpa_accountant_delta(a, 0.1, &b, &err);
+        ck_assert_int_eq(st, require ? DPA_EACCURACY : DPA_OK);
+        if (!require) ck_assert(b.flags & DPA_WIDTH_NOT_MET);
+        double ref = ref_shuffle_delta(0.5, 10, 0.1);
+        ck_assert_msg(b.lower <= ref && ref <= b.upper, "[%.17g, %.17g] misses %.17g", b.lower, b.upper, ref);
+        dpa_accountant_free(a);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shuffle");
@@ -490,6 +515,7 @@ int main(void)
     tcase_add_test(tc, gaussian_local_randomizer);
     tcase_add_test(tc, rdp_of_the_pair);
     tcase_add_test(tc, refusals);
+    tcase_add_test(tc, width_not_met_still_answers);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

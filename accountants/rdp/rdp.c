@@ -663,11 +663,11 @@ static void exactly_zero(dpa_bound *out)
  * are within an ulp or two.  The hockey-stick divergence at eps >= 0 is at
  * most TV, so this is a delta for every eps, and eps = 0 is (0, delta)-DP
  * for a delta above it (as dp_accounting's compute_epsilon and
- * compute_delta use it). */
+ * compute_delta use it).  dpa_log1mexp is within an ulp or two as well. */
 static double log_tv_upper(double eps_alpha)
 {
     if (!(eps_alpha < INFINITY)) return 0.0;
-    double v = 0.5 * log(-expm1(-eps_alpha));
+    double v = 0.5 * dpa_log1mexp(-eps_alpha);
     return fmin(0.0, v + 8.0 * DBL_EPSILON * (1.0 + fabs(v)));
 }
 

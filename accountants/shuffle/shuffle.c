@@ -115,9 +115,14 @@ static int shuffle_delta(void *state, const dpa_options *opt, double epsilon, dp
     out->estimate = 0.5 * (lo + out->upper);
     out->flags = DPA_PAIR_LOWER;
     /* the accuracy is the pair's bracket's (the Thm 3.8 term is exact) */
-    if (!(up - lo <= eps_error * up))
-        return dpa_fail(err, DPA_EACCURACY, "shuffle: delta bracket [%g, %g] is wider than eps_error %g allows",
-                        lo, up, eps_error);
+    if (!(up - lo <= eps_error * up)) {
+        /* the bracket is certified either way: flagged, as pld's (an error
+         * only when the caller asks for one) */
+        out->flags |= DPA_WIDTH_NOT_MET;
+        if (opt->require_width)
+            return dpa_fail(err, DPA_EACCURACY, "shuffle: delta bracket [%g, %g] is wider than eps_error %g allows",
+                            lo, up, eps_error);
+    }
     return DPA_OK;
 }
 
@@ -232,9 +237,12 @@ static int shuffle_epsilon(void *state, const dpa_options *opt, double delta, dp
     }
     out->estimate = 0.5 * (out->lower + up);
     /* the accuracy is the pair's bracket's (the Thm 3.8 term is exact) */
-    if (!(up_pair - fmin(lo, up_pair) <= eps_error * up_pair))
-        return dpa_fail(err, DPA_EACCURACY, "shuffle: eps bracket [%g, %g] is wider than eps_error %g allows",
-                        fmin(lo, up_pair), up_pair, eps_error);
+    if (!(up_pair - fmin(lo, up_pair) <= eps_error * up_pair)) {
+        out->flags |= DPA_WIDTH_NOT_MET;
+        if (opt->require_width)
+            return dpa_fail(err, DPA_EACCURACY, "shuffle: eps bracket [%g, %g] is wider than eps_error %g allows",
+                            fmin(lo, up_pair), up_pair, eps_error);
+    }
     return DPA_OK;
 }
 

@@ -8,7 +8,6 @@
 #include "cli_toolkit.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -137,13 +136,11 @@ int cli_parse_real(const char *name, const char *text, double lo, int lo_open, d
     return 0;
 }
 
-/* The whole of `text` as decimal digits: 1 and *out, 0 when it is not
- * digits only (strtoull would accept a sign, wrapping "-1" to 2^64 - 1,
- * and leading blanks), -1 when it is but does not fit 64 bits. */
 /* A whole number written in decimal, optionally with a fraction and an
  * exponent as long as the value is a whole number ("10000", "1e4",
  * "2.5e6"; not "1.5" or "1e-2"): 1 with *out, 0 when it is not one, -1
- * when it exceeds UINT64_MAX.  Exact: no floating point. */
+ * when it exceeds UINT64_MAX.  Exact: no floating point, and no strtoull
+ * (which would accept a sign, wrapping "-1" to 2^64 - 1, and blanks). */
 static int whole_number(const char *text, uint64_t *out)
 {
     char digits[64];
