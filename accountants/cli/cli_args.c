@@ -528,7 +528,6 @@ static int check_shuffled(const command_info *cmd, const cli *c)
  * otherwise ask for the flag being solved for. */
 static int check_solve(const command_info *cmd, const cli *c)
 {
-    int st;
     const char *what = solve_name(c->solve);
     const int integer = c->solve == SOLVE_STEPS || c->solve == SOLVE_EPOCHS || c->solve == SOLVE_BATCH_SIZE;
     if (given(c, OPT_TOLERANCE) && integer)
@@ -585,7 +584,7 @@ static int check_solve(const command_info *cmd, const cli *c)
                                    "would change with the rate; give --steps)");
         break;
     }
-    return (st = require_noise(cmd, c)) ? st : CLI_EXIT_OK;
+    return require_noise(cmd, c);
 }
 
 static int check_combinations(const command_info *cmd, const cli *c)

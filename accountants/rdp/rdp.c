@@ -405,25 +405,6 @@ static double accumulated(const rdp_state *s, size_t i)
     return isfinite(v) ? v * (1.0 + 4.0 * DBL_EPSILON) : v;
 }
 
-/* log delta at eps from a curve: the smaller of the classic bound
- * (alpha - 1)(eps(alpha) - eps) and CKS's, which adds
- * alpha log(1 - 1/alpha) - log(alpha - 1), minimised over the grid. */
-static double log_delta_at(double alpha, double eps_alpha, double epsilon, int *cks)
-{
-    double classic = (alpha - 1.0) * (eps_alpha - epsilon);
-    double improved = classic + alpha * log1p(-1.0 / alpha) - log(alpha - 1.0);
-    *cks = improved < classic;
-    return fmin(classic, improved);
-}
-
-static double curve_log_delta(const rdp_state *s, const double *eps, double epsilon)
-{
-    double best = 0.0;
-    int cks;
-    for (size_t i = 0; i < s->n; i++)
-        if (isfinite(eps[i])) best = fmin(best, log_delta_at(s->orders[i], eps[i], epsilon, &cks));
-    return best;
-}
 
 /* The curve at any order alpha > 1 from the mechanisms kept: each one's
  * curve at alpha (the functions of rdp_curves.c, upper bounds at every real
@@ -507,6 +488,17 @@ static rdp_point convert(const rdp_query *q, double alpha, double eps_alpha)
     p.estimate = p.cks ? improved : classic;
     p.upper = p.estimate + 16.0 * DBL_EPSILON * (p.cks ? size_improved : size_classic);
     return p;
+}
+
+/* log delta at eps from a curve, minimised over the grid: convert's
+ * certified conversion (the classic bound or CKS's, with its rounding). */
+static double curve_log_delta(const rdp_state *s, const double *eps, double epsilon)
+{
+    rdp_query q = { s, NULL, 0, epsilon };
+    double best = 0.0;
+    for (size_t i = 0; i < s->n; i++)
+        if (isfinite(eps[i])) best = fmin(best, convert(&q, s->orders[i], eps[i]).upper);
+    return best;
 }
 
 /* ---- the search over real orders ---------------------------------------------
