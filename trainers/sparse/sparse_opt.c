@@ -423,10 +423,15 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
         out->sensitivity = l2sens;
         out->noise_scale = mult * l2sens;
         /* The guarantee actually met: the Gaussian with multiplier `mult` is
-         * (1/mult)-GDP, whose certified eps at delta is at most the target. */
+         * (1/mult)-GDP.  Two certified bounds on its eps at delta: the
+         * target (mult is the certified upper sigma for it, or the classical
+         * formula's, a theorem for eps < 1) and the eps computed at 1/mult, whose
+         * own rounding pad can put it a few ulps above the target (it did,
+         * 1.0000000000000022 for a target of 1, after a change of 2e-16 in
+         * mu's bracket): the smaller. */
         dpa_bound e;
         if ((st = dpa_gdp_epsilon(1.0 / mult, opt->delta, &e, err))) goto done;
-        out->epsilon = e.upper;
+        out->epsilon = fmin(e.upper, opt->epsilon);
         out->delta = opt->delta;
         snprintf(what, sizeof what, "%s Gaussian, sigma = %.6g x l2 sensitivity 2L/(lambda n) = %.6g",
                  opt->classical ? "classical" : "analytic (Balle & Wang 2018)", mult, l2sens);
@@ -802,7 +807,9 @@ int dpt_sparse_sgd(const dpt_dataset *train, const dpt_sparse_sgd_options *opt, 
         dpa_bound e;
         dpa_filter_spent(filter, &out->mu_spent, NULL, NULL);
         if ((st = dpa_filter_epsilon(filter, opt->delta, &e, err))) goto done;
-        out->epsilon = e.upper;
+        /* the spent mu is at most mu_budget, the certified lower mu for the
+         * target: the target bounds eps too (see sparse_erm's release) */
+        out->epsilon = fmin(e.upper, opt->epsilon);
         out->delta = opt->delta;
         snprintf(out->accounting, sizeof out->accounting,
                  "GDP filter (Smith & Thakurta 2022), budget mu = %.6g; %s, per-step mu_t = %s, replace-one (l2 "
