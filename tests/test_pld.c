@@ -173,6 +173,40 @@ START_TEST(small_rate_long_run_is_bracketed)
 }
 END_TEST
 
+/* Issue 20's third row, q = 1e-6, sigma = 0.3, T = 1e6, delta = 1e-5:
+ * the lattice lower construction refuses every grid step there, and the
+ * answer was [0, rdp's 7.3148].  Now the upper grids alone and the
+ * quantised pair's lower bound (pld_quantised.c): a bracket of relative
+ * width <= 1e-3, below the rdp accountant's upper bound (an independent
+ * method), and the same bracket answers delta at its ends consistently
+ * (delta at the lower end above the target, at the upper end below). */
+START_TEST(tiny_rates_are_bracketed)
+{
+    dpa_accountant *a = pld_with(0.0, sampled_gaussians(1e-6, 0.3, 1000000));
+    dpa_accountant *r = accountant_with("rdp", sampled_gaussians(1e-6, 0.3, 1000000));
+    dpa_error err = { 0 };
+    dpa_bound b, br, d;
+    ck_assert_msg(dpa_accountant_epsilon(a, 1e-5, &b, &err) == DPA_OK, "%s", err.message);
+    ck_assert_int_eq(dpa_accountant_epsilon(r, 1e-5, &br, &err), DPA_OK);
+    printf("pld: q 1e-6 sigma 0.3 T 1e6 delta 1e-5: [%.6f, %.6f], rdp %.4f\n", b.lower, b.upper, br.upper);
+    ck_assert(!(b.flags & DPA_WIDTH_NOT_MET));
+    ck_assert_double_gt(b.lower, 0.0);
+    ck_assert_double_le(b.upper - b.lower, 1e-3 * b.upper);
+    ck_assert_double_le(b.upper, br.upper);
+    /* delta at the bracket's ends, from the same accountant's delta query */
+    ck_assert_msg(dpa_accountant_delta(a, b.lower, &d, &err) == DPA_OK, "%s", err.message);
+    ck_assert_double_ge(d.upper, 1e-5);
+    ck_assert_msg(dpa_accountant_delta(a, b.upper, &d, &err) == DPA_OK, "%s", err.message);
+    ck_assert_double_le(d.lower, 1e-5);
+    /* no lower grid to view: the lower bound is not a lattice */
+    dpa_pld_view v;
+    ck_assert_int_eq(dpa_accountant_pld(a, 0, 0, &v, NULL), DPA_EINVAL);
+    ck_assert_int_eq(dpa_accountant_pld(a, 0, 1, &v, NULL), DPA_OK);
+    dpa_accountant_free(a);
+    dpa_accountant_free(r);
+}
+END_TEST
+
 /* Sampling without replacement under replace-one (m of n records per step,
  * q = m/n).  Independent of the pair's own construction:
  *  - the remove pair (q P + (1-q) Q, Q) is attained by two datasets
@@ -732,6 +766,7 @@ int main(void)
     tcase_add_test(tc, epsilon_delta_is_bracketed);
     tcase_add_test(tc, calibration_through_pld);
     tcase_add_test(tc, small_rate_long_run_is_bracketed);
+    tcase_add_test(tc, tiny_rates_are_bracketed);
     tcase_add_test(tc, width_not_met_answers);
     tcase_add_test(tc, width_is_monotone_in_eps_error);
     tcase_add_test(tc, calibration_with_width_not_met);

@@ -27,6 +27,7 @@
 #include "internal.h"
 #include "numerics.h"
 #include "pld_grid.h"
+#include "pld_quantised.h"
 #include "pld_profiles.h"
 #include "shuffle/shuffle_clones.h"
 
@@ -89,6 +90,7 @@ typedef struct {
     int worlds;                         /* worlds composed: 1 when they are the same */
     pld_grid grid[WORLDS][2];           /* [world][PLD_UPPER / PLD_LOWER] */
     pld_profile_table table[WORLDS][2];
+    int upper_only;                     /* no lower grids (empty): the lower construction refused */
 } pld_result;
 
 typedef struct {
@@ -105,6 +107,8 @@ typedef struct {
                                          * mechanism need not attain */
     double tail_z;                      /* the query's cut of the normal tails
                                          * of the single steps (tail_cut_z) */
+    int upper_only;                     /* passes build the upper grids only
+                                         * (run_query_grids' last resort) */
     /* Second opinions (see with_fallbacks): the same events composed by
      * accountants with closed forms, NULL once one refused an event. */
     dpa_accountant *fallback[FALLBACKS];
@@ -566,14 +570,15 @@ static int compose_steps(const pld_grid *one, uint64_t times, pld_side side, pld
 /* One component of one world, both sides, at step h and tilt theta,
  * composed with itself `times` times.  Trimming the single step first keeps
  * the first transforms small: most of its loss range holds negligible mass. */
-static int component_grids(const pld_component *c, int w, double z, double h, double theta, pld_fft_cache *fft,
-                           pld_grid out[2])
+static int component_grids(const pld_component *c, int w, double z, double h, double theta, int upper_only,
+                           pld_fft_cache *fft, pld_grid out[2])
 {
     pld_grid one[2];
-    int st = discretise_both(&c->pair[w], z, h, one);
+    memset(one, 0, sizeof one);
+    int st = upper_only ? discretise_tabulated(&c->pair[w], z, h, 1, one) : discretise_both(&c->pair[w], z, h, one);
     if (st) return st;
     int done = 0;
-    for (int side = 0; side < 2 && !st; side++) {
+    for (int side = 0; side < (upper_only ? 1 : 2) && !st; side++) {
         st = pld_grid_tilt(&one[side], theta, (pld_side)side);
         if (!st) {
             pld_grid_trim(&one[side], (pld_side)side, TAIL_CUT / (double)c->times);
@@ -623,7 +628,7 @@ static int compose_world(const pld_state *s, int w, double h, double theta, pld_
     int st = DPA_OK;
     for (size_t c = 0; c < s->n && !st; c++) {
         pld_grid both[2];
-        st = component_grids(&s->comp[c], w, s->tail_z, h, theta, s->fft, both);
+        st = component_grids(&s->comp[c], w, s->tail_z, h, theta, s->upper_only, s->fft, both);
         if (!st) {
             parts[m] = both[PLD_UPPER];
             parts[s->n + m] = both[PLD_LOWER];
@@ -638,6 +643,7 @@ static int compose_world(const pld_state *s, int w, double h, double theta, pld_
     } else {
         st = merge_tree(parts, m, PLD_UPPER, s->fft, &out[PLD_UPPER]);
         if (st) for (size_t i = 0; i < m; i++) pld_grid_free(&parts[s->n + i]);
+        else if (s->upper_only) memset(&out[PLD_LOWER], 0, sizeof out[PLD_LOWER]);
         else {
             st = merge_tree(parts + s->n, m, PLD_LOWER, s->fft, &out[PLD_LOWER]);
             if (st) pld_grid_free(&out[PLD_UPPER]);
@@ -652,11 +658,12 @@ static int build_result(const pld_state *s, double h, const double theta[WORLDS]
     memset(r, 0, sizeof *r);
     r->h = h;
     r->worlds = s->worlds;
+    r->upper_only = s->upper_only;
     int st = DPA_OK;
     for (int w = 0; w < s->worlds && !st; w++) {
         r->theta[w] = theta[w];
         st = compose_world(s, w, h, theta[w], r->grid[w]);
-        for (int side = 0; side < 2 && !st; side++)
+        for (int side = 0; side < (r->upper_only ? 1 : 2) && !st; side++)
             st = pld_profile_table_init(&r->table[w][side], &r->grid[w][side]);
     }
     if (st) result_free(r);
@@ -726,7 +733,7 @@ static int all_steps_discretise(const pld_state *s, double h)
     for (size_t c = 0; c < s->n; c++)
         for (int w = 0; w < s->worlds; w++) {
             pld_grid g;
-            int st = discretise(&s->comp[c].pair[w], s->tail_z, h, PLD_LOWER, &g);
+            int st = discretise(&s->comp[c].pair[w], s->tail_z, h, s->upper_only ? PLD_UPPER : PLD_LOWER, &g);
             if (st) return 0;
             pld_grid_free(&g);
         }
@@ -742,8 +749,9 @@ static void bracket(const pld_result *r, const query *q, double *lower, double *
     for (int w = 0; w < r->worlds; w++) {
         double up = q->want_eps ? pld_profile_table_epsilon(&r->table[w][PLD_UPPER], q->value, PLD_UPPER, 0.0)
                                 : pld_profile_table_delta(&r->table[w][PLD_UPPER], q->value, PLD_UPPER);
-        double lo = q->want_eps ? pld_profile_table_epsilon(&r->table[w][PLD_LOWER], q->value, PLD_LOWER, up)
-                                : pld_profile_table_delta(&r->table[w][PLD_LOWER], q->value, PLD_LOWER);
+        double lo = r->upper_only ? 0.0
+                    : q->want_eps ? pld_profile_table_epsilon(&r->table[w][PLD_LOWER], q->value, PLD_LOWER, up)
+                                  : pld_profile_table_delta(&r->table[w][PLD_LOWER], q->value, PLD_LOWER);
         *lower = fmax(*lower, lo);
         *upper = fmax(*upper, up);
     }
@@ -979,7 +987,7 @@ static void bracket_unpadded(const pld_result *r, const query *q, double *lower,
     bracket(&copy, q, lower, upper);
 }
 
-static int run_query_grids(pld_state *s, const query *q, double eps_error, const known_span *known,
+static int run_query_grids(pld_state *s, const query *q, double eps_error, known_span *known,
                            double *lower, double *upper, char *why, size_t why_size);
 
 /* A query always answers with the best certified bracket it found; one
@@ -1125,6 +1133,14 @@ static int walk(pld_state *s, const query *q, double eps_error, const known_span
     }
 }
 
+/* Whether the quantised lower bound (pld_quantised.c) covers the state:
+ * one component, a Poisson-subsampled Gaussian under add/remove (its
+ * remove world bounds the pair's delta from below). */
+static int quantised_applies(const pld_state *s)
+{
+    return s->n == 1 && s->comp[0].pair[0].pair == PLD_POISSON_REMOVE;
+}
+
 /* The grids' bracket for a query in [*lower, *upper] ([0, +inf] when no
  * grid could be built); `why` says where the refinement stopped.  Only
  * DPA_ENOMEM is an error.
@@ -1151,11 +1167,12 @@ static int walk(pld_state *s, const query *q, double eps_error, const known_span
  * inside the tighter one's, and when a tighter one meets its width so does
  * it.  A query is answered from the previous query's grids when they meet
  * eps_error here too. */
-static int run_query_grids(pld_state *s, const query *q, double eps_error, const known_span *known,
+static int run_query_grids(pld_state *s, const query *q, double eps_error, known_span *known,
                            double *lower, double *upper, char *why, size_t why_size)
 {
     *lower = 0.0;
     *upper = INFINITY;
+    s->upper_only = 0;
     s->tail_z = tail_cut_z(s, q, TAIL_EPS_ERROR);
     if (s->have_result) {
         double l, u;
@@ -1195,36 +1212,50 @@ static int run_query_grids(pld_state *s, const query *q, double eps_error, const
             }
         }
     }
-    /* 1. the calibration pass */
+    /* 1. the calibration pass; when the lower construction refuses every
+     * step it is run again building the upper grids only, with the
+     * quantised pair's lower bound (pld_quantised.c) in `known` */
     int kept = 0, o = PASS_TOO_FINE;
-    double h = h0, too_fine = 0.0, too_coarse = INFINITY, spent = 0.0, refused = 0.0;
-    double hs_c = 0.0, work_c = 0.0, l_c = 0.0, u_c = INFINITY;   /* the calibration pass's */
-    double resolution = finest_step(s);
-    /* At least 6 tries whatever the refusals cost: a composition of many
-     * distinct steps pays for every one of them at each refusal (1000
-     * sampled Gaussians: one refusal exceeds CALIBRATION_BUDGET), and
-     * stopping at the first left only the closed forms' [0, 2.23] where a
-     * finer step builds [1.608, 1.621]. */
-    for (int t = 0; t < CALIBRATION_TRIES && spent <= WORK_BUDGET && (refused <= CALIBRATION_BUDGET || t < 6) &&
-                    !(snap_step(s, h) < resolution);
-         t++) {   /* every bound here the same for every eps_error */
-        double work;
-        o = pass(s, q, h, theta, &kept, &hs_c, &work, &l_c, &u_c);
-        spent += work;
-        if (o == PASS_TOO_COARSE) refused += NODE_WORK * step_nodes(s, hs_c);
-        if (o < 0) return snprintf(why, why_size, "grid step %g", hs_c), o;
-        if (o == PASS_BUILT) {
-            work_c = work;
-            break;
+    double h = h0, hs_c = 0.0, work_c = 0.0, l_c = 0.0, u_c = INFINITY;   /* the calibration pass's */
+    for (;;) {
+        double too_fine = 0.0, too_coarse = INFINITY, spent = 0.0, refused = 0.0;
+        double resolution = finest_step(s);
+        h = h0;
+        o = PASS_TOO_FINE;
+        /* At least 6 tries whatever the refusals cost: a composition of many
+         * distinct steps pays for every one of them at each refusal (1000
+         * sampled Gaussians: one refusal exceeds CALIBRATION_BUDGET), and
+         * stopping at the first left only the closed forms' [0, 2.23] where a
+         * finer step builds [1.608, 1.621]. */
+        for (int t = 0; t < CALIBRATION_TRIES && spent <= WORK_BUDGET &&
+                        (refused <= CALIBRATION_BUDGET || t < 6) && !(snap_step(s, h) < resolution);
+             t++) {   /* every bound here the same for every eps_error */
+            double work;
+            o = pass(s, q, h, theta, &kept, &hs_c, &work, &l_c, &u_c);
+            spent += work;
+            if (o == PASS_TOO_COARSE) refused += NODE_WORK * step_nodes(s, hs_c);
+            if (o < 0) return snprintf(why, why_size, "grid step %g", hs_c), o;
+            if (o == PASS_BUILT) {
+                work_c = work;
+                break;
+            }
+            if (o == PASS_TOO_COARSE) too_coarse = fmin(too_coarse, h);
+            else too_fine = fmax(too_fine, h);
+            if (too_fine > 0.0 && too_coarse < INFINITY) {
+                if (!(too_coarse > 1.02 * too_fine)) break;   /* no step between them builds */
+                h = sqrt(too_coarse * too_fine);
+            } else h = too_coarse < INFINITY ? 0.5 * h : 4.0 * h;
         }
-        if (o == PASS_TOO_COARSE) too_coarse = fmin(too_coarse, h);
-        else too_fine = fmax(too_fine, h);
-        if (too_fine > 0.0 && too_coarse < INFINITY) {
-            if (!(too_coarse > 1.02 * too_fine)) break;   /* no step between them builds */
-            h = sqrt(too_coarse * too_fine);
-        } else h = too_coarse < INFINITY ? 0.5 * h : 4.0 * h;
-    }
-    if (o != PASS_BUILT) {
+        if (o == PASS_BUILT) break;
+        if (!s->upper_only && too_coarse < INFINITY && quantised_applies(s)) {
+            const pld_profile *p = &s->comp[0].pair[0];
+            double ql;
+            int st = pld_quantised_lower(p->q, p->sigma, s->comp[0].times, q->want_eps, q->value, s->fft, &ql);
+            if (st == DPA_ENOMEM) return snprintf(why, why_size, "the quantised lower bound"), st;
+            if (!st) known->lower = fmax(known->lower, ql);
+            s->upper_only = 1;
+            continue;
+        }
         snprintf(why, why_size, "no grid step builds (the lower construction refuses steps from %g, a transform "
                  "would exceed %zu points below %g)", too_coarse, MAX_FFT, too_fine);
         return DPA_OK;
@@ -1260,6 +1291,9 @@ static int pld_view(const void *state, int world, int upper, dpa_pld_view *out, 
     if (!s->have_result) return dpa_fail(err, DPA_EINVAL, "pld: no distribution yet: query eps or delta first");
     /* one world composed: the other is the same pair */
     if (world >= s->result.worlds) world = 0;
+    if (!upper && s->result.upper_only)
+        return dpa_fail(err, DPA_EINVAL, "pld: no lower grid (the lower construction refused every grid step; the "
+                        "lower bound came from the quantised pair)");
     const pld_grid *g = &s->result.grid[world][upper ? PLD_UPPER : PLD_LOWER];
     *out = (dpa_pld_view){ g->h, g->first, g->n, g->mass, g->theta, g->log_scale, g->inf_mass, g->pad, g->pad2 };
     return DPA_OK;

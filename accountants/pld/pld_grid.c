@@ -491,6 +491,24 @@ static int fft_prepare(pld_fft_cache *c, size_t n, int operands, fftw_plan *r2c,
     return st;
 }
 
+int pld_fft_filter(pld_fft_cache *c, size_t n, size_t max_fft, const double *in, size_t in_n, pld_spectrum_fn fn,
+                   void *ctx, double *out)
+{
+    if (n > max_fft || in_n > n) return DPA_EINVAL;
+    fftw_plan r2c, c2r;
+    int st = fft_prepare(c, n, 1, &r2c, &c2r);
+    if (st) return st;
+    double *x = c->work[0].re;
+    fftw_complex *fx = c->work[0].spec;
+    memset(x, 0, n * sizeof *x);
+    memcpy(x, in, in_n * sizeof *x);
+    fftw_execute_dft_r2c(r2c, x, fx);
+    for (size_t k = 0; k < n / 2 + 1; k++) fn(fx[k], ctx);
+    fftw_execute_dft_c2r(c2r, fx, x);
+    memcpy(out, x, n * sizeof *out);
+    return DPA_OK;
+}
+
 /* ---- composition ---------------------------------------------------------- */
 
 static double norm1(const pld_grid *g)

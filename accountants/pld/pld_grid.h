@@ -137,6 +137,14 @@ void pld_fft_cache_free(pld_fft_cache *c);  /* NULL is a no-op */
  * machine (pld.c's work budget is kept in it). */
 double pld_fft_cache_work(const pld_fft_cache *c);
 
+/* out[0..n) = c2r(fn(r2c(in zero-padded to n))), FFTW's unnormalised
+ * transforms of n points (a power of two, at most max_fft), fn applied
+ * to each of the n/2 + 1 coefficients (re, im) in place: a spectral
+ * filter through the cache's plans and arrays (pld_quantised.c). */
+typedef void (*pld_spectrum_fn)(double coefficient[2], void *ctx);
+int pld_fft_filter(pld_fft_cache *c, size_t n, size_t max_fft, const double *in, size_t in_n, pld_spectrum_fn fn,
+                   void *ctx, double *out);
+
 /* out = a composed with b (convolution by FFTW, same h and theta), the
  * FFT's rounding bounded in `pad`, tails whose tilted mass is below
  * tail_cut times the total trimmed against `side` (upper: moved up or to
