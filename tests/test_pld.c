@@ -173,6 +173,74 @@ START_TEST(small_rate_long_run_is_bracketed)
 }
 END_TEST
 
+/* One Poisson-sampled Gaussian step is answered from its profile, exactly.
+ * Reference: the larger of the remove world's q delta_G(eps'),
+ * e^{eps'} = (e^eps - 1 + q)/q (Balle, Barthe & Gaboardi 2018, Thm 8),
+ * and the add world's c delta_G(eps''), c = 1 - e^eps (1-q),
+ * e^{eps''} = q e^eps / c, delta_G the Gaussian's at 256 bits (MPFR);
+ * eps(delta) by bisection on doubles over that.  (Checked once over
+ * q 1e-9..0.999, sigma 0.05..1e4, delta 1e-30..0.1: 144 cases, every
+ * bracket holding the reference.) */
+static double gaussian_delta_any(double mu, long double eps)
+{
+    if (eps >= 0.0L) return ref_gdp_delta(mu, (double)eps);
+    /* delta(eps) = 1 - e^eps + e^eps delta(-eps): the pair is symmetric */
+    return (double)(-expm1l(eps) + expl(eps) * (long double)ref_gdp_delta(mu, (double)-eps));
+}
+
+static double one_step_reference(double q, double sigma, double eps)
+{
+    long double e = logl((expm1l((long double)eps) + (long double)q) / (long double)q);
+    double remove = q * ref_gdp_delta(1.0 / sigma, (double)e);
+    /* add world (N(0), q N(1) + (1-q) N(0)): c delta_G(eps'') with
+     * c = 1 - e^eps (1-q) and e^{eps''} = q e^eps / c, 0 when c <= 0 */
+    long double c = (long double)q * expl((long double)eps) - expm1l((long double)eps);
+    if (!(c > 0.0L)) return remove;
+    double add = (double)(c * (long double)gaussian_delta_any(1.0 / sigma, logl((long double)q) + (long double)eps - logl(c)));
+    return fmax(remove, add);
+}
+
+START_TEST(single_steps_are_exact)
+{
+    /* the first four where the remove world decides, then both worlds
+     * (eps below -log(1-q)), a huge and a tiny noise, and eps = 0 */
+    const struct { double q, sigma, delta; } cases[] = {
+        { 0.01, 1.0, 1e-5 }, { 1e-7, 0.3, 1e-30 },  { 1e-3, 0.7, 1e-10 }, { 0.5, 2.0, 1e-6 },
+        { 0.9, 10.0, 1e-5 }, { 1e-6, 1e3, 1e-30 },  { 0.999, 0.05, 1e-10 }, { 1e-9, 1.0, 1e-10 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        dpa_accountant *a = pld_with(0.0, sampled_gaussians(cases[c].q, cases[c].sigma, 1));
+        dpa_error err = { 0 };
+        dpa_bound b;
+        ck_assert_msg(dpa_accountant_epsilon(a, cases[c].delta, &b, &err) == DPA_OK, "%s", err.message);
+        double lo = 0.0, hi = 600.0;   /* delta(lo) > target >= delta(hi) */
+        for (int i = 0; i < 200 && nextafter(lo, hi) < hi; i++) {
+            double mid = 0.5 * (lo + hi);
+            if (mid <= lo || mid >= hi) break;
+            if (one_step_reference(cases[c].q, cases[c].sigma, mid) > cases[c].delta) lo = mid;
+            else hi = mid;
+        }
+        printf("pld: one step q %g sigma %g delta %g: [%.17g, %.17g], reference in [%.17g, %.17g]\n", cases[c].q,
+               cases[c].sigma, cases[c].delta, b.lower, b.upper, lo, hi);
+        /* the ends on their sides of the target, by the reference itself */
+        ck_assert_double_le(one_step_reference(cases[c].q, cases[c].sigma, b.upper), cases[c].delta);
+        if (b.lower > 0.0) ck_assert_double_gt(one_step_reference(cases[c].q, cases[c].sigma, b.lower), cases[c].delta);
+        /* the ends on their sides of the target, by the reference itself */
+        ck_assert_double_le(one_step_reference(cases[c].q, cases[c].sigma, b.upper), cases[c].delta);
+        ck_assert_double_gt(one_step_reference(cases[c].q, cases[c].sigma, b.lower), cases[c].delta);
+        ck_assert_msg(b.lower <= hi && b.upper >= lo, "[%.17g, %.17g] misses [%.17g, %.17g]", b.lower, b.upper, lo, hi);
+        ck_assert_double_le(b.upper - b.lower, 1e-9 * b.upper);
+        /* delta at that eps, the other direction */
+        ck_assert_msg(dpa_accountant_delta(a, hi, &b, &err) == DPA_OK, "%s", err.message);
+        double ref = one_step_reference(cases[c].q, cases[c].sigma, hi);
+        ck_assert_msg(b.lower <= ref * (1.0 + 1e-15) && b.upper >= ref * (1.0 - 1e-15),
+                      "delta [%.17g, %.17g] misses %.17g", b.lower, b.upper, ref);
+        ck_assert_double_le(b.upper - b.lower, 1e-6 * b.upper);
+        dpa_accountant_free(a);
+    }
+}
+END_TEST
+
 /* Issue 20's third row, q = 1e-6, sigma = 0.3, T = 1e6, delta = 1e-5:
  * the lattice lower construction refuses every grid step there, and the
  * answer was [0, rdp's 7.3148].  Now the upper grids alone and the
@@ -767,6 +835,7 @@ int main(void)
     tcase_add_test(tc, calibration_through_pld);
     tcase_add_test(tc, small_rate_long_run_is_bracketed);
     tcase_add_test(tc, tiny_rates_are_bracketed);
+    tcase_add_test(tc, single_steps_are_exact);
     tcase_add_test(tc, width_not_met_answers);
     tcase_add_test(tc, width_is_monotone_in_eps_error);
     tcase_add_test(tc, calibration_with_width_not_met);

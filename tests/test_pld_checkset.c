@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct {
     double q, sigma;
@@ -94,7 +95,44 @@ static int answered(int status)
 
 typedef struct {
     size_t configs, wide, failures;
+    /* the default query's time per configuration, for the bench's report
+     * (printed, never asserted: a speed is measured, not tested) */
+    double seconds[512];
+    int long_run[512];   /* T > 1e6 */
 } tally;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median, 90th percentile and maximum of the default queries' times, and
+ * how many of those with T <= 1e6 took over 100 ms. */
+static void report_times(const tally *t)
+{
+    size_t n = t->configs < 512 ? t->configs : 512, slow = 0, short_runs = 0;
+    double sorted[512];
+    for (size_t i = 0; i < n; i++) {
+        sorted[i] = t->seconds[i];
+        if (!t->long_run[i]) {
+            short_runs++;
+            if (t->seconds[i] > 0.1) slow++;
+        }
+    }
+    if (n == 0) return;
+    qsort(sorted, n, sizeof sorted[0], by_value);
+    printf("checkset: default query (one core): median %.1f ms, 90%% %.1f ms, max %.0f ms; T <= 1e6: %zu of %zu "
+           "over 100 ms\n",
+           1e3 * sorted[n / 2], 1e3 * sorted[(9 * n) / 10], 1e3 * sorted[n - 1], slow, short_runs);
+}
 
 static void report(tally *t, const config *c, const char *what, double x, double y)
 {
@@ -114,13 +152,25 @@ static void report_mc(config c, double eps, const char *what, double x, double y
 static void check_config(const config *c, tally *t)
 {
     int st, st2;
-    t->configs++;
+    double start = now();
     dpa_bound b = query("pld", c, c->steps, c->delta, 0.0, &st);
+    if (t->configs < 512) {
+        t->seconds[t->configs] = now() - start;
+        t->long_run[t->configs] = c->steps > UINT64_C(1000000);
+    }
+    t->configs++;
     if (!answered(st) || isnan(b.lower) || isnan(b.upper) || !(b.lower >= 0.0) || !(b.lower <= b.upper)) {
         report(t, c, "no valid bracket", b.lower, b.upper);
         return;
     }
-    if (b.flags & DPA_WIDTH_NOT_MET) t->wide++;
+    if (b.flags & DPA_WIDTH_NOT_MET) {
+        t->wide++;
+        if (getenv("DPACCT_CHECKSET_WIDE"))   /* a list for diagnosis, on request */
+            fprintf(stderr, "checkset wide: q %.3g sigma %.4g T %llu delta %.3g %s: [%.10g, %.10g] %.2g, %.0f ms\n",
+                    c->q, c->sigma, (unsigned long long)c->steps, c->delta,
+                    c->relation == DPA_REPLACE_ONE ? "replace-one" : "add-remove", b.lower, b.upper,
+                    b.upper > 0.0 ? (b.upper - b.lower) / b.upper : 0.0, 1e3 * (now() - start));
+    }
     dpa_bound r = query("rdp", c, c->steps, c->delta, 0.0, &st2);
     if (st2 == DPA_OK && !(b.lower <= r.upper)) report(t, c, "lower above rdp's upper", b.lower, r.upper);
     if (c->q == 1.0) {
@@ -416,6 +466,7 @@ START_TEST(checkset)
     else run_set(60, 1e6, 0, &t);
     printf("checkset: %zu configurations, %zu missed the default width, %zu check failures\n", t.configs, t.wide,
            t.failures);
+    if (full) report_times(&t);
     ck_assert_msg(t.failures == 0, "%zu checks failed (see stderr)", t.failures);
 }
 END_TEST

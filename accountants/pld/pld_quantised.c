@@ -208,11 +208,15 @@ static int one_partition(double q, double s, uint64_t times, double f, pld_fft_c
     while (n < 2 * (maxidx + 1) && n < QUANTISED_MAX_FFT) n <<= 1;
     double *d = st ? NULL : calloc(n, sizeof *d);
     if (!st && !d) st = DPA_ENOMEM;
+    /* D_j = A_j / |E|: exp of a rounded difference, relative error at most
+     * (|la_j - log_e| + 6) u (log_e's own error, 3u, included) */
+    double d_err = 0.0;
     for (size_t j = 0; !st && j < cells; j++)
         if (la[j] > -INFINITY) {
             double x = ld[j] / h * (1.0 - 2.0 * U);
             size_t i = x < (double)(n - 1) ? (size_t)x : n - 1;   /* beyond the lattice: its last index (a smaller loss) */
             d[i] += exp(la[j] - log_e);
+            d_err = fmax(d_err, (fabs(la[j] - log_e) + 6.0) * U);
         }
     free(la);
     free(ld);
@@ -261,9 +265,10 @@ static int one_partition(double q, double s, uint64_t times, double f, pld_fft_c
         out->h = h;
         double c = T * l0;
         out->c = c - 4.0 * U * fabs(c);
-        /* D's entries: A_j / |E| to a few ulps, |E| to a few ulps (a
-         * compensated sum); W_k to w_err: relative, on positive terms */
-        out->shrink = exp(w_err + 8.0 * U * (double)(kmax + 2)) * (1.0 + 1e-12);
+        /* relative errors on positive terms: W_k's (w_err), D's entries
+         * (d_err each, plus the additions of cells sharing an index, at
+         * most `cells` of them) raised to at most kmax factors */
+        out->shrink = exp(w_err + (double)(kmax + 1) * (d_err + (double)cells * U)) * (1.0 + 1e-12);
         /* forward transform gamma ||D||_2 sqrt(n) (||D||_2 <= 1), through
          * the polynomial (derivative <= sum k W_k), Horner's rounding
          * 4 (kmax+1) u per coefficient, the inverse gamma: divided by n
@@ -296,13 +301,14 @@ int pld_quantised_lower(double q, double sigma, uint64_t times, int want_eps, do
     dpa_gsl_quiet();
     /* bulks holding all but f = beta / T of Q per step (at most 0.1):
      * more events resolve more of the loss, fewer keep the lattice's
-     * rounding (one per event) and the transform small; the measured
-     * optimum for q = 1e-6, sigma = 0.3, T = 1e6 was beta ~ 3.  Each
-     * gives a valid bound; the largest is kept. */
+     * rounding (one per event) and the transform small.  The optimum grows
+     * with the expected number of sampled steps T q: measured beta ~ 3 for
+     * q = 1e-6, sigma = 0.3, T = 1e6 (T q = 1), beyond 30 for q = 1e-5
+     * (T q = 10).  Each gives a valid bound; the largest is kept. */
     const double betas[] = { 1.0, 3.0, 10.0 };
-    double done = NAN;
+    double scale = fmin(fmax((double)times * q, 1.0), 10.0), done = NAN;
     for (size_t b = 0; b < sizeof betas / sizeof betas[0]; b++) {
-        double f = fmin(betas[b] / (double)times, 0.1);
+        double f = fmin(scale * betas[b] / (double)times, 0.1);
         if (f == done) continue;
         done = f;
         composed m = { 0 };
