@@ -135,8 +135,15 @@ int dpa_gdp_delta(double mu, double epsilon, dpa_bound *out, dpa_error *err)
     out->estimate = exp(ld);
     double eta = dpa_gdp_delta_relerr(mu, epsilon);
     /* delta > 0 for every mu > 0: an upper bound that underflowed to 0 would be a lie */
-    out->upper = fmin(1.0, fmax(exp(ld_hi) * (1.0 + eta), mu > 0.0 ? DBL_TRUE_MIN : 0.0));
-    out->lower = fmax(0.0, exp(ld_lo) * (1.0 - eta));
+    double up = exp(ld_hi) * (1.0 + eta), lo = exp(ld_lo) * (1.0 - eta);
+    /* Below DBL_MIN a double keeps fewer bits: exp's rounding and the
+     * product's (half an ulp each) are relative errors up to 1e-5 there,
+     * which eta does not cover (delta = 6.06e-319 came out 1.4e-324 below
+     * MPFR): two ulps outwards */
+    if (up < DBL_MIN) up = nextafter(nextafter(up, INFINITY), INFINITY);
+    if (lo < DBL_MIN) lo = nextafter(nextafter(lo, 0.0), 0.0);
+    out->upper = fmin(1.0, fmax(up, mu > 0.0 ? DBL_TRUE_MIN : 0.0));
+    out->lower = fmax(0.0, lo);
     out->order = 0.0;
     out->flags = DPA_EXACT;
     return DPA_OK;

@@ -8,6 +8,7 @@
 #include "gaussian_profile.h"
 
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -130,6 +131,31 @@ START_TEST(gdp_far_regimes_match_mpfr)
     ck_assert_int_eq(dpa_gdp_epsilon(1e9, 1e-5, &b, NULL), DPA_OK);
     ck_assert_double_lt(rel_err(b.estimate, 5e17), 1e-6);
     ck_assert_double_ge(b.upper, b.estimate);
+}
+END_TEST
+
+/* delta in the subnormal range (log delta in [-744, -708]): there a double
+ * keeps fewer bits and exp's rounding is a relative error up to 1e-5, so
+ * the bracket must still hold the 256-bit value (mu = 0.4915, eps = 18.82:
+ * the upper came out 1.4e-324 below it, found by tests/test_property.c). */
+START_TEST(subnormal_deltas_are_bracketed)
+{
+    const double sub_mus[] = { 0.491499, 0.3, 1.0 };
+    size_t checked = 0;
+    for (size_t i = 0; i < sizeof sub_mus / sizeof sub_mus[0]; i++)
+        for (double eps = 1.0; eps < 400.0; eps *= 1.0002) {
+            /* compared in logs: the 256-bit value itself, not its double
+             * (which rounds like the bound and would hide the error) */
+            double ref = ref_gdp_log_delta(sub_mus[i], eps);
+            if (!(ref > -744.0 && ref < log(DBL_MIN))) continue;
+            dpa_bound b;
+            ck_assert_int_eq(dpa_gdp_delta(sub_mus[i], eps, &b, NULL), DPA_OK);
+            ck_assert_msg(log(b.lower) <= ref && ref <= log(b.upper), "mu %g eps %.17g: [%.17g, %.17g] misses e^%.17g",
+                          sub_mus[i], eps, b.lower, b.upper, ref);
+            checked++;
+        }
+    printf("gdp: %zu subnormal deltas bracketed\n", checked);
+    ck_assert_uint_gt(checked, 20);
 }
 END_TEST
 
@@ -285,6 +311,7 @@ int main(void)
     tcase_add_test(tc, gdp_profile_matches_mpfr_on_the_grid);
     tcase_add_test(tc, gdp_delta_survives_cancellation);
     tcase_add_test(tc, gdp_far_regimes_match_mpfr);
+    tcase_add_test(tc, subnormal_deltas_are_bracketed);
     tcase_add_test(tc, analytic_gaussian_calibration);
     tcase_add_test(tc, gaussian_composition_is_a_gaussian);
     tcase_add_test(tc, gdp_clt_for_poisson_sampling_is_flagged);

@@ -241,6 +241,81 @@ START_TEST(single_steps_are_exact)
 }
 END_TEST
 
+/* A rate so small that the lattice lower construction refuses every grid
+ * step, under replace-one (where the quantised pair is not used): the
+ * answer was [0, inf].  The upper grids alone still bound eps: finite, and
+ * at least the exact eps of one step (256-bit MPFR on the pair, by
+ * bisection), which T steps cannot undercut. */
+START_TEST(refused_lower_still_bounds_above)
+{
+    dpa_options opt;
+    dpa_options_init(&opt);
+    opt.relation = DPA_REPLACE_ONE;
+    dpa_accountant *a = accountant_with_options("pld", &opt, sampled_gaussians(1e-5, 0.3, 100));
+    dpa_error err = { 0 };
+    dpa_bound b;
+    ck_assert_msg(dpa_accountant_epsilon(a, 1e-6, &b, &err) == DPA_OK, "%s", err.message);
+    /* replace-one measures sigma against the replace-one sensitivity: the
+     * pair (1-q) N(0, s^2) + q N(+-1, s^2) with s = 2 sigma */
+    ref_pair *r = ref_pair_replace_gaussian(0.6, 1e-5);
+    double lo = 0.0, hi = 50.0;
+    for (int i = 0; i < 200; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (mid <= lo || mid >= hi) break;
+        if (ref_pair_log_delta(r, mid) > log(1e-6)) lo = mid;
+        else hi = mid;
+    }
+    ref_pair_free(r);
+    printf("pld: replace-one q 1e-5 sigma 0.3 T 100 delta 1e-6: [%.6g, %.6g], one step %.6g\n", b.lower, b.upper, lo);
+    ck_assert(isfinite(b.upper));
+    ck_assert_double_gt(lo, 0.0);
+    ck_assert_double_ge(b.upper, lo);
+    ck_assert(b.flags & DPA_WIDTH_NOT_MET);
+    dpa_accountant_free(a);
+}
+END_TEST
+
+/* Found by tests/test_property.c run 50 times longer (60000 cases):
+ *  - a Gaussian of sigma 1.5e160 composed with a Laplace: the upper grids
+ *    alone (the lower construction refuses) gave delta(3.4) = 0, where the
+ *    truth is positive (below the doubles): now the smallest double;
+ *  - a shuffled randomizer with eps0 = 800 (one user: randomized response,
+ *    eps = 800) gave [0, 0]: e^eps0 overflowed in the clones pair; pld now
+ *    refuses eps0 > 700 by name, and at 700 the bracket holds eps ~ 700. */
+START_TEST(overflowing_inputs_stay_valid)
+{
+    dpa_error err = { 0 };
+    dpa_event *parts[2] = { dpa_event_gaussian(1.4755e160, &err), dpa_event_laplace(2.24057, &err) };
+    dpa_accountant *a = pld_with(0.0, dpa_event_composed(parts, 2, &err));
+    dpa_bound b;
+    ck_assert_msg(dpa_accountant_delta(a, 3.4013932570815086, &b, &err) == DPA_OK, "%s", err.message);
+    printf("pld: gaussian(1.5e160) + laplace(2.24), delta(3.4) in [%g, %g]\n", b.lower, b.upper);
+    ck_assert_double_gt(b.upper, 0.0);
+    dpa_accountant_free(a);
+
+    dpa_options opt;
+    dpa_options_init(&opt);
+    opt.relation = DPA_REPLACE_ONE;
+    a = dpa_accountant_new("pld", &opt, &err);
+    dpa_event *e = dpa_event_shuffled(800.0, 1, &err);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(err.message, "eps0"));
+    dpa_event_free(e);
+    dpa_accountant_free(a);
+    a = dpa_accountant_new("pld", &opt, &err);
+    e = dpa_event_shuffled(700.0, 1, &err);
+    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_OK);
+    ck_assert_msg(dpa_accountant_epsilon(a, 1e-6, &b, &err) == DPA_OK, "%s", err.message);
+    printf("pld: shuffled eps0 700, one user: [%.10g, %.10g]\n", b.lower, b.upper);
+    /* one user is randomized response: eps(1e-6) = 700 - O(1e-6) */
+    ck_assert_double_ge(b.upper, 699.99);
+    ck_assert_double_le(b.lower, 700.0);
+    dpa_event_free(e);
+    dpa_accountant_free(a);
+}
+END_TEST
+
 /* Issue 20's third row, q = 1e-6, sigma = 0.3, T = 1e6, delta = 1e-5:
  * the lattice lower construction refuses every grid step there, and the
  * answer was [0, rdp's 7.3148].  Now the upper grids alone and the
@@ -836,6 +911,8 @@ int main(void)
     tcase_add_test(tc, small_rate_long_run_is_bracketed);
     tcase_add_test(tc, tiny_rates_are_bracketed);
     tcase_add_test(tc, single_steps_are_exact);
+    tcase_add_test(tc, refused_lower_still_bounds_above);
+    tcase_add_test(tc, overflowing_inputs_stay_valid);
     tcase_add_test(tc, width_not_met_answers);
     tcase_add_test(tc, width_is_monotone_in_eps_error);
     tcase_add_test(tc, calibration_with_width_not_met);

@@ -957,6 +957,26 @@ static int single_step_span(const pld_state *s, const query *q, known_span *k)
     return DPA_OK;
 }
 
+/* Whether some component's privacy loss is unbounded (a Gaussian tail):
+ * then delta(eps) > 0 at every eps. */
+static int gaussian_pair(pld_pair k)
+{
+    return k == PLD_GAUSSIAN || k == PLD_POISSON_REMOVE || k == PLD_POISSON_ADD || k == PLD_DISCRETE_GAUSSIAN ||
+           k == PLD_REPLACE_GAUSSIAN;
+}
+
+static int has_unbounded_loss(const pld_state *s)
+{
+    for (size_t c = 0; c < s->n; c++)
+        for (int w = 0; w < s->worlds; w++) {
+            const pld_profile *p = &s->comp[c].pair[w];
+            int composite = p->pair == PLD_SAMPLED_REMOVE || p->pair == PLD_SAMPLED_ADD ||
+                            p->pair == PLD_WITHOUT_REPLACEMENT;
+            if (gaussian_pair(p->pair) || (composite && gaussian_pair(p->inner))) return 1;
+        }
+    return 0;
+}
+
 /* A grid bracket narrowed by what is known without the grids. */
 static void narrow(const known_span *k, double *lower, double *upper)
 {
@@ -1092,6 +1112,12 @@ static int run_query(pld_state *s, const dpa_options *opt, const query *q, dpa_b
     int st = run_query_grids(s, q, eps_error, &known, &lower, &upper, why, sizeof why);
     if (st) return dpa_fail(err, st, "pld: out of memory (%s)", why);
     narrow(&known, &lower, &upper);
+    /* An upper delta of 0 where the losses are unbounded is a true delta
+     * below the doubles (its logarithm past -DBL_MAX, or a pad's effect
+     * underflowing): the smallest positive double, never 0 (a Gaussian of
+     * sigma 1.5e160 composed with a Laplace, delta(3.4), gave 0 from the
+     * upper grids alone) */
+    if (!q->want_eps && upper == 0.0 && has_unbounded_loss(s)) upper = DBL_TRUE_MIN;
     answer(s, q, lower, upper, out);
     if (accurate_enough(lower, upper, eps_error)) return DPA_OK;
     out->flags |= DPA_WIDTH_NOT_MET;
@@ -1337,12 +1363,16 @@ static int run_query_grids(pld_state *s, const query *q, double eps_error, known
             } else h = too_coarse < INFINITY ? 0.5 * h : 4.0 * h;
         }
         if (o == PASS_BUILT) break;
-        if (!s->upper_only && too_coarse < INFINITY && quantised_applies(s)) {
-            const pld_profile *p = &s->comp[0].pair[0];
-            double ql;
-            int st = pld_quantised_lower(p->q, p->sigma, s->comp[0].times, q->want_eps, q->value, s->fft, &ql);
-            if (st == DPA_ENOMEM) return snprintf(why, why_size, "the quantised lower bound"), st;
-            if (!st) known->lower = fmax(known->lower, ql);
+        if (!s->upper_only && too_coarse < INFINITY) {
+            /* the upper grids alone still bound eps from above; the lower
+             * end from the quantised pair where it applies, else 0 */
+            if (quantised_applies(s)) {
+                const pld_profile *p = &s->comp[0].pair[0];
+                double ql;
+                int st = pld_quantised_lower(p->q, p->sigma, s->comp[0].times, q->want_eps, q->value, s->fft, &ql);
+                if (st == DPA_ENOMEM) return snprintf(why, why_size, "the quantised lower bound"), st;
+                if (!st) known->lower = fmax(known->lower, ql);
+            }
             s->upper_only = 1;
             continue;
         }
@@ -1383,7 +1413,7 @@ static int pld_view(const void *state, int world, int upper, dpa_pld_view *out, 
     if (world >= s->result.worlds) world = 0;
     if (!upper && s->result.upper_only)
         return dpa_fail(err, DPA_EINVAL, "pld: no lower grid (the lower construction refused every grid step; the "
-                        "lower bound came from the quantised pair)");
+                        "lower bound came from the quantised pair, or is 0)");
     const pld_grid *g = &s->result.grid[world][upper ? PLD_UPPER : PLD_LOWER];
     *out = (dpa_pld_view){ g->h, g->first, g->n, g->mass, g->theta, g->log_scale, g->inf_mass, g->pad, g->pad2 };
     return DPA_OK;

@@ -639,6 +639,14 @@ static int leaf_pair(const dpa_event *e, pld_profile *out, dpa_error *err)
         if ((double)c0 > CLONES_MAX_USERS)
             return dpa_fail(err, DPA_EUNSUPPORTED,
                             "pld: more than 1e9 shuffled users (%llu) is not supported", (unsigned long long)c0);
+        /* the clones pair's node values hold e^eps0: past the doubles'
+         * range they overflowed into a bracket [0, 0] (eps0 = 800, one
+         * user, where eps is 800) */
+        if (!(p0 <= 700.0))
+            return dpa_fail(err, DPA_EUNSUPPORTED,
+                            "pld: shuffled randomizers with eps0 = %g > 700 are not supported (e^eps0 is beyond the "
+                            "doubles); the shuffle accountant answers one round",
+                            p0);
         p.pair = PLD_SHUFFLE_CLONES;
         p.eps = p0;
         p.k = c0;

@@ -288,6 +288,14 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
             return dpa_fail(err, DPA_EUNSUPPORTED,
                             "rdp: shuffled events with more than 1e5 users (%llu) are not supported (the divergence "
                             "sums over every clone count); use pld", (unsigned long long)users);
+        /* the clones pair holds e^eps0: past the doubles' range its
+         * divergences overflowed into 0 (eps0 = 1000, one user: eps 0
+         * where it is 1000) */
+        if (!(p0 <= 700.0))
+            return dpa_fail(err, DPA_EUNSUPPORTED,
+                            "rdp: shuffled randomizers with eps0 = %g > 700 are not supported (e^eps0 is beyond the "
+                            "doubles); the shuffle accountant answers one round",
+                            p0);
         if (!out) return DPA_OK;
         clones_pair cp = clones_pair_make(p0, 0.0, users, (int)dpa_event_count(e, 1));
         if (clones_rdp(&cp, s->orders, s->n, out)) return dpa_fail(err, DPA_ENOMEM, "rdp: out of memory");
