@@ -857,6 +857,31 @@ END_TEST
  * the delta conversion gives back delta exactly, and no order does better,
  * else eps would not be the minimum).  Each search stops within 1e-4 of
  * its optimum in log(alpha - 1), a relative 1e-9 in delta here. */
+/* A shuffled randomizer with eps0 > 700: the clones pair holds e^eps0,
+ * which overflowed into eps = 0 for one user (randomized response with
+ * eps0 = 1000, eps ~ 1000; tests/test_property.c at 10 times its cases).
+ * Refused by name; at 700 the bound holds eps ~ 700. */
+START_TEST(huge_eps0_is_refused)
+{
+    dpa_error err = { 0 };
+    dpa_options opt;
+    dpa_options_init(&opt);
+    opt.relation = DPA_REPLACE_ONE;
+    dpa_accountant *a = dpa_accountant_new("rdp", &opt, &err);
+    dpa_event *e = dpa_event_shuffled(1000.0, 1, &err);
+    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(err.message, "eps0"));
+    dpa_event_free(e);
+    e = dpa_event_shuffled(700.0, 1, &err);
+    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_OK);
+    dpa_bound b;
+    ck_assert_int_eq(dpa_accountant_epsilon(a, 1e-6, &b, &err), DPA_OK);
+    ck_assert_double_ge(b.upper, 699.99);
+    dpa_event_free(e);
+    dpa_accountant_free(a);
+}
+END_TEST
+
 START_TEST(search_round_trip)
 {
     const double deltas[] = { 1e-12, 1e-5, 1e-2 };
@@ -931,6 +956,7 @@ int main(void)
     tcase_add_test(tc, search_never_above_grid);
     tcase_add_test(tc, search_keeps_distinct_mechanisms);
     tcase_add_test(tc, search_round_trip);
+    tcase_add_test(tc, huge_eps0_is_refused);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

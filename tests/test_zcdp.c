@@ -123,6 +123,37 @@ START_TEST(delta_is_bracketed)
 }
 END_TEST
 
+/* Every rho-zCDP bound must lie above the Gaussian with mu^2 = 2 rho,
+ * which is rho-zCDP: delta(0) >= its total variation, at 256 bits.  At
+ * rho ~ 1e-30 the CKS optimum is alpha ~ 6e14, where t - log(alpha)
+ * cancelled and the bound came out 5.5e-16 under the Gaussian's 6.4e-16
+ * (tests/test_property.c, run at 10 times its cases). */
+START_TEST(tiny_rho_stays_above_the_gaussian)
+{
+    size_t n = 0;
+    for (double rho = 1e-36; rho < 1e-2; rho *= 3.7) {
+        dpa_error err = { 0 };
+        dpa_options opt;
+        dpa_options_init(&opt);
+        dpa_accountant *a = dpa_accountant_new("zcdp", &opt, &err);
+        dpa_event *e = dpa_event_zcdp(rho, 0.0, &err);
+        ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_OK);
+        for (int k = 0; k < 3; k++) {
+            double eps = k == 0 ? 0.0 : k == 1 ? 0.1 * sqrt(rho) : sqrt(rho);
+            dpa_bound b;
+            ck_assert_int_eq(dpa_accountant_delta(a, eps, &b, &err), DPA_OK);
+            double ref = ref_gdp_delta(sqrt(2.0 * rho), eps);
+            ck_assert_msg(b.upper >= ref, "rho %g eps %g: delta upper %.17g below the Gaussian's %.17g", rho, eps,
+                          b.upper, ref);
+            n++;
+        }
+        dpa_event_free(e);
+        dpa_accountant_free(a);
+    }
+    ck_assert_uint_gt(n, 100);
+}
+END_TEST
+
 START_TEST(xi_adds_to_epsilon)
 {
     dpa_error err = { 0 };
@@ -169,6 +200,7 @@ int main(void)
     tcase_add_test(tc, rho_of_each_mechanism);
     tcase_add_test(tc, conversion_is_bracketed_by_exact_and_classic);
     tcase_add_test(tc, delta_is_bracketed);
+    tcase_add_test(tc, tiny_rho_stays_above_the_gaussian);
     tcase_add_test(tc, xi_adds_to_epsilon);
     tcase_add_test(tc, subsampling_and_approximate_dp_are_refused);
     suite_add_tcase(s, tc);
