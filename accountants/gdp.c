@@ -13,11 +13,15 @@
 #include "internal.h"
 #include "numerics.h"
 
+#include <float.h>
 #include <math.h>
 
 typedef struct {
     dpa_sum mu2;      /* sum of mu_i^2 (times multiplicity) */
     int approximate;  /* some term came from the CLT */
+    int rounded_up;   /* some leaf's mu^2 was below DBL_MIN, rounded up
+                       * (dpa_positive_up): the sum bounds mu^2 from above
+                       * only, however many times the leaf is composed */
 } gdp_state;
 
 /* mu^2 of one leaf; *approximate set when it comes from the CLT. */
@@ -86,6 +90,7 @@ static int add_leaf(const dpa_event *e, double times, void *ctx, dpa_error *err)
     if (st) return st;
     dpa_sum_add(&w->state->mu2, times * mu2);
     w->state->approximate |= approximate;
+    if (mu2 > 0.0 && mu2 < DBL_MIN) w->state->rounded_up = 1;
     return DPA_OK;
 }
 
@@ -136,7 +141,7 @@ static int gdp_epsilon(void *state, const dpa_options *opt, double delta, dpa_bo
         return DPA_OK;
     }
     int st = dpa_gdp_epsilon(mu, delta, out, err);
-    if (!st) dpa_gdp_drop_uncertain_lower(dpa_sum_value(&s->mu2), out);
+    if (!st) dpa_gdp_drop_uncertain_lower(s->rounded_up ? 0.0 : dpa_sum_value(&s->mu2), out);
     if (!st) mark_approximate(s, out);
     return st;
 }
@@ -152,7 +157,7 @@ static int gdp_delta(void *state, const dpa_options *opt, double epsilon, dpa_bo
         return DPA_OK;
     }
     int st = dpa_gdp_delta(mu, epsilon, out, err);
-    if (!st) dpa_gdp_drop_uncertain_lower(dpa_sum_value(&s->mu2), out);
+    if (!st) dpa_gdp_drop_uncertain_lower(s->rounded_up ? 0.0 : dpa_sum_value(&s->mu2), out);
     if (!st) mark_approximate(s, out);
     return st;
 }

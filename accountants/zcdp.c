@@ -106,6 +106,11 @@ static int add_leaf(const dpa_event *e, double times, void *ctx, dpa_error *err)
     dpa_sum_add(&s->rho, times * rho);
     dpa_sum_add(&s->xi, times * xi);
     s->only_gaussian &= gaussian;
+    /* a rho below DBL_MIN was rounded up (dpa_positive_up): an upper bound
+     * on the true rho only, however many times it is composed, so the
+     * Gaussian's profile at it is no lower bound (sigma = 1e300 composed
+     * 2.5e18 times: delta(0) >= 2e-153 claimed, the truth 6e-292) */
+    if (rho > 0.0 && rho < DBL_MIN) s->only_gaussian = 0;
     return DPA_OK;
 }
 

@@ -10,6 +10,7 @@
 #include <check.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -303,6 +304,30 @@ START_TEST(closed_forms_reject_bad_arguments)
 }
 END_TEST
 
+/* sigma = 1e300 composed 2.5e18 times: one step's mu^2 = 1e-600 underflows
+ * and is rounded up to the smallest double, an upper bound only; composed,
+ * it passed DBL_MIN and the lower bound taken from it claimed delta(0) >=
+ * 1.4e-153 where the truth is mu phi(0) = 6.3e-292 (mu = sqrt(2.5e18) / 1e300).
+ * The lower bound must not exceed the truth (tests/test_property.c at 10
+ * times its cases). */
+START_TEST(gdp_lower_is_not_lifted_by_underflow)
+{
+    dpa_error err = { 0 };
+    dpa_options opt;
+    dpa_options_init(&opt);
+    dpa_accountant *a = dpa_accountant_new("gdp", &opt, &err);
+    dpa_event *e = dpa_event_self_composed(dpa_event_gaussian(1e300, &err), UINT64_C(2518612171786225152), &err);
+    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_OK);
+    dpa_bound b;
+    ck_assert_int_eq(dpa_accountant_delta(a, 0.0, &b, &err), DPA_OK);
+    double mu = sqrt(2518612171786225152.0) / 1e300, truth = mu / sqrt(2.0 * M_PI);   /* erf(mu / (2 sqrt 2)) */
+    ck_assert_msg(b.lower <= truth * (1.0 + 1e-12), "lower %g above the truth %g", b.lower, truth);
+    ck_assert_double_ge(b.upper, truth);
+    dpa_event_free(e);
+    dpa_accountant_free(a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gaussian");
@@ -317,6 +342,7 @@ int main(void)
     tcase_add_test(tc, gdp_clt_for_poisson_sampling_is_flagged);
     tcase_add_test(tc, gaussian_refuses_what_it_cannot_account);
     tcase_add_test(tc, closed_forms_reject_bad_arguments);
+    tcase_add_test(tc, gdp_lower_is_not_lifted_by_underflow);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

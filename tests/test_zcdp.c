@@ -10,6 +10,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 static double rho_of(const dpa_accountant *a)
@@ -192,6 +193,30 @@ START_TEST(subsampling_and_approximate_dp_are_refused)
 }
 END_TEST
 
+/* sigma = 1e300 composed 2.5e18 times: one step's mu^2 = 1e-600 underflows
+ * and is rounded up to the smallest double, an upper bound only; composed,
+ * it passed DBL_MIN and the lower bound taken from it claimed delta(0) >=
+ * 1.4e-153 where the truth is mu phi(0) = 6.3e-292 (mu = sqrt(2.5e18) / 1e300).
+ * The lower bound must not exceed the truth (tests/test_property.c at 10
+ * times its cases). */
+START_TEST(zcdp_lower_is_not_lifted_by_underflow)
+{
+    dpa_error err = { 0 };
+    dpa_options opt;
+    dpa_options_init(&opt);
+    dpa_accountant *a = dpa_accountant_new("zcdp", &opt, &err);
+    dpa_event *e = dpa_event_self_composed(dpa_event_gaussian(1e300, &err), UINT64_C(2518612171786225152), &err);
+    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_OK);
+    dpa_bound b;
+    ck_assert_int_eq(dpa_accountant_delta(a, 0.0, &b, &err), DPA_OK);
+    double mu = sqrt(2518612171786225152.0) / 1e300, truth = mu / sqrt(2.0 * M_PI);   /* erf(mu / (2 sqrt 2)) */
+    ck_assert_msg(b.lower <= truth * (1.0 + 1e-12), "lower %g above the truth %g", b.lower, truth);
+    ck_assert_double_ge(b.upper, truth);
+    dpa_event_free(e);
+    dpa_accountant_free(a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("zcdp");
@@ -203,6 +228,7 @@ int main(void)
     tcase_add_test(tc, tiny_rho_stays_above_the_gaussian);
     tcase_add_test(tc, xi_adds_to_epsilon);
     tcase_add_test(tc, subsampling_and_approximate_dp_are_refused);
+    tcase_add_test(tc, zcdp_lower_is_not_lifted_by_underflow);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
