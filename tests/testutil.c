@@ -1,5 +1,9 @@
 /* testutil.c - small helpers shared by the Check suites. */
 #include "testutil.h"
+#include "dpacct.h"
+
+#include <check.h>
+#include <stdint.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -51,4 +55,21 @@ dpa_accountant *accountant_with_options(const char *method, const dpa_options *o
     ck_assert_msg(dpa_accountant_compose(a, e, &err) == DPA_OK, "%s", err.message);
     dpa_event_free(e);
     return a;
+}
+
+void check_underflowed_lower(const char *method)
+{
+    dpa_error err = { 0 };
+    dpa_options opt;
+    dpa_options_init(&opt);
+    dpa_accountant *a = dpa_accountant_new(method, &opt, &err);
+    dpa_event *e = dpa_event_self_composed(dpa_event_gaussian(1e300, &err), UINT64_C(2518612171786225152), &err);
+    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_OK);
+    dpa_bound b;
+    ck_assert_int_eq(dpa_accountant_delta(a, 0.0, &b, &err), DPA_OK);
+    double mu = sqrt(2518612171786225152.0) / 1e300, truth = mu / sqrt(2.0 * M_PI);   /* erf(mu / (2 sqrt 2)) */
+    ck_assert_msg(b.lower <= truth * (1.0 + 1e-12), "%s: lower %g above the truth %g", method, b.lower, truth);
+    ck_assert_double_ge(b.upper, truth);
+    dpa_event_free(e);
+    dpa_accountant_free(a);
 }

@@ -30,4 +30,10 @@ int long_double_range_reduced(void);
  * their grids, still touching every accountant path. */
 int test_quick(void);
 
+/* sigma = 1e300 composed 2.5e18 times under `method` (gdp, zcdp): one
+ * step's mu^2 = 1e-600 underflows and is rounded up, an upper bound only;
+ * delta(0)'s lower bound must stay at or below the truth mu phi(0) and its
+ * upper at or above it (tests/test_gaussian.c, tests/test_zcdp.c). */
+void check_underflowed_lower(const char *method);
+
 #endif

@@ -197,12 +197,14 @@ static int one_partition(double q, double s, uint64_t times, double f, pld_fft_c
         if (la[j] > -INFINITY) dpa_sum_add(&mass, exp(la[j] - top));
     double scaled = st ? 0.0 : dpa_sum_value(&mass), log_e = top + log(scaled);
     double lambda = T * exp(log_e);
+    /* each cell's lattice index, floor(d_j / h) lowered by the division's
+     * rounding, once (kept in ld) */
     size_t maxidx = 0;
     for (size_t j = 0; !st && j < cells; j++)
         if (la[j] > -INFINITY) {
             double x = ld[j] / h * (1.0 - 2.0 * U);
-            size_t i = x < (double)QUANTISED_MAX_FFT ? (size_t)x : QUANTISED_MAX_FFT;
-            if (i > maxidx) maxidx = i;
+            ld[j] = x < (double)QUANTISED_MAX_FFT ? floor(x) : (double)QUANTISED_MAX_FFT;
+            if ((size_t)ld[j] > maxidx) maxidx = (size_t)ld[j];
         }
     size_t n = 2;
     while (n < 2 * (maxidx + 1) && n < QUANTISED_MAX_FFT) n <<= 1;
@@ -213,8 +215,7 @@ static int one_partition(double q, double s, uint64_t times, double f, pld_fft_c
     double d_err = 0.0;
     for (size_t j = 0; !st && j < cells; j++)
         if (la[j] > -INFINITY) {
-            double x = ld[j] / h * (1.0 - 2.0 * U);
-            size_t i = x < (double)(n - 1) ? (size_t)x : n - 1;   /* beyond the lattice: its last index (a smaller loss) */
+            size_t i = (size_t)ld[j] < n - 1 ? (size_t)ld[j] : n - 1;   /* beyond the lattice: its last index (a smaller loss) */
             d[i] += exp(la[j] - log_e);
             d_err = fmax(d_err, (fabs(la[j] - log_e) + 6.0) * U);
         }
