@@ -15,6 +15,9 @@
  * `make check` runs a sample (DPACCT_CHECKSET unset: 60 configurations with
  * T <= 1e6, about 15 s); DPACCT_CHECKSET=full (`make bench`) runs
  * all 300 and the edges and prints how many missed the default width.
+ * DPACCT_CHECKSET_WIDE=1 lists the configurations that missed it, and
+ * DPACCT_CHECKSET_TIMES=1 prints every default query's time and width (to
+ * compare two builds configuration by configuration).
  *
  * None of those references pins pld's upper delta from below at a point
  * where delta is large: rdp's upper only bounds our lower, and the exact
@@ -159,6 +162,11 @@ static void check_config(const config *c, tally *t)
         t->long_run[t->configs] = c->steps > UINT64_C(1000000);
     }
     t->configs++;
+    if (getenv("DPACCT_CHECKSET_TIMES"))   /* each default query's time, for comparing two builds */
+        fprintf(stderr, "checkset time: q %.3g sigma %.4g T %llu delta %.3g %s: %.2f ms, width %.2g\n", c->q,
+                c->sigma, (unsigned long long)c->steps, c->delta,
+                c->relation == DPA_REPLACE_ONE ? "replace-one" : "add-remove", 1e3 * (now() - start),
+                b.upper > 0.0 ? (b.upper - b.lower) / b.upper : 0.0);
     if (!answered(st) || isnan(b.lower) || isnan(b.upper) || !(b.lower >= 0.0) || !(b.lower <= b.upper)) {
         report(t, c, "no valid bracket", b.lower, b.upper);
         return;

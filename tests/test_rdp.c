@@ -440,6 +440,55 @@ START_TEST(repeat_and_select)
 }
 END_TEST
 
+/* Theorem 6 against the exact divergence of a tuned mechanism: binary
+ * randomized response (P[1] = 3/4 vs 1/4), the best of K ~ Poisson(mu)
+ * runs (1 beats 0 beats no run at all, released as "none"): P[A <= y] =
+ * f(P[Q <= y]) with f(x) = e^{mu (x - 1)} the generating function of K,
+ * so A's three masses are e^{-mu}, f(P[Q = 0]) - e^{-mu}, 1 - f(P[Q = 0]).
+ * The curve must lie above the larger divergence of the two directions; a
+ * mean below 1 is refused (the formula falls under this very divergence:
+ * at mu = 0.5 it is negative at order 1.5). */
+static long double tuned_rr_divergence(long double p, long double pp, long double mu, long double l)
+{
+    long double a[3] = { expl(-mu), expl(mu * -p) - expl(-mu), 1 - expl(mu * -p) };
+    long double b[3] = { expl(-mu), expl(mu * -pp) - expl(-mu), 1 - expl(mu * -pp) };
+    long double sum = 0;
+    for (int i = 0; i < 3; i++) sum += powl(a[i], l) * powl(b[i], 1 - l);
+    return logl(sum) / (l - 1);
+}
+
+START_TEST(poisson_tuning_exact_divergence)
+{
+    const double orders[] = { 1.5, 2.0, 4.0, 8.0, 16.0 };
+    const double means[] = { 1.0, 2.0, 10.0 };
+    dpa_error err = { 0 };
+    for (int m = 0; m < 3; m++) {
+        dpa_accountant *a = rdp_with(orders, 5, DPA_ADD_REMOVE,
+            dpa_event_repeated_selected(dpa_event_randomized_response(log(3.0), 2, &err), DPA_REPEAT_POISSON,
+                                        means[m], 0.0, &err));
+        for (int k = 0; k < 5; k++) {
+            long double exact = fmaxl(tuned_rr_divergence(0.75L, 0.25L, means[m], orders[k]),
+                                      tuned_rr_divergence(0.25L, 0.75L, means[m], orders[k]));
+            ck_assert_msg((long double)rdp_at(a, k) >= exact, "mean %g order %g: %.10g under the exact %.10Lg",
+                          means[m], orders[k], rdp_at(a, k), exact);
+        }
+        dpa_accountant_free(a);
+    }
+    dpa_options opt;
+    dpa_options_init(&opt);
+    opt.orders = orders;
+    opt.num_orders = 5;
+    dpa_accountant *a = dpa_accountant_new("rdp", &opt, &err);
+    ck_assert_ptr_nonnull(a);
+    dpa_event *e = dpa_event_repeated_selected(dpa_event_randomized_response(log(3.0), 2, &err), DPA_REPEAT_POISSON,
+                                               0.5, 0.0, &err);
+    ck_assert_int_eq(dpa_accountant_compose(a, e, &err), DPA_EUNSUPPORTED);
+    ck_assert_msg(strstr(err.message, "below 1") != NULL, "%s", err.message);
+    dpa_event_free(e);
+    dpa_accountant_free(a);
+}
+END_TEST
+
 START_TEST(relations_and_refusals)
 {
     dpa_error err = { 0 };
@@ -947,6 +996,7 @@ int main(void)
     tcase_add_test(tc, published_tree_aggregation);
     tcase_add_test(tc, sampled_without_replacement);
     tcase_add_test(tc, repeat_and_select);
+    tcase_add_test(tc, poisson_tuning_exact_divergence);
     tcase_add_test(tc, relations_and_refusals);
     tcase_add_test(tc, edge_of_the_grid_is_reported);
     tcase_add_test(tc, extreme_parameters_stay_sane);

@@ -59,7 +59,7 @@ static const cli_option option_table[OPT_COUNT] = {
                                                 "response and its class: stronger clones, Feldman, McMillan & Talwar, SODA 2023)" },
     [OPT_DELTA0] = { "delta0", "D0", "shuffled: the randomizers are (E0, D0)-DP, 0 <= D0 < 1 (default 0; class any)" },
     [OPT_TUNING_RUNS] = { "tuning-runs", "M", "private tuning: the whole run repeated Poisson(M) times, the best "
-                                              "released (Papernot & Steinke, ICLR 2022), M > 0" },
+                                              "released (Papernot & Steinke, ICLR 2022), M > 0 (rdp: M >= 1)" },
     [OPT_FAILURE_DELTA] = { "failure-delta", "DF", "an additive delta for a failure event outside the mechanism (a "
                                                    "random matrix without RIP, say): added to the delta reported, "
                                                    "taken off the delta an epsilon is reported at, 0 < DF < 1" },
