@@ -315,10 +315,22 @@ const dpa_event *dpa_event_child(const dpa_event *e, size_t i);
 size_t dpa_event_depth(const dpa_event *e);
 /* "unknown" for a value that is not a kind. */
 const char *dpa_event_kind_name(dpa_event_kind kind);
-/* Write a one-line description such as "self_composed(poisson(q=0.004,
- * gaussian(sigma=1.1)), 14063)"; returns the length needed.  A NULL e
- * writes "" and returns 0; buf may be NULL (nothing is written). */
+/* Write the event as text, such as "self_composed(count=14063,
+ * poisson(q=0.004, gaussian(sigma=1.1)))", which dpa_event_parse reads
+ * back to the same event (every number with the fewest digits that read
+ * back exactly); returns the length needed.  A NULL e writes "" and returns
+ * 0; buf may be NULL (nothing is written). */
 size_t dpa_event_describe(const dpa_event *e, char *buf, size_t size);
+/* The event written as text (the syntax dpa_event_describe prints; see
+ * docs/api.md, "Events as text"): kind(name=value, ..., child, ...), with
+ * "compose" accepted for "composed", words for repeated_selected's
+ * distribution (poisson, geometric, truncated_negative_binomial) and
+ * shuffled's randomizer (any, rr), and defaults for the optional zcdp xi,
+ * shuffled delta0 and randomizer and tree_aggregation restart_every.  The
+ * event is built by the constructors above, which check it.  NULL and
+ * DPA_EINVAL with the position (1-based) and the problem in err on any
+ * mistake; DPA_ENOMEM when out of memory. */
+dpa_event *dpa_event_parse(const char *text, dpa_error *err);
 
 /* ---- options ----------------------------------------------------------- */
 typedef enum dpa_relation {

@@ -22,7 +22,7 @@ static const struct {
     const char *count[DPA_EVENT_MAX_COUNTS];
 } kind_info[] = {
     [DPA_EVENT_GAUSSIAN] = { "gaussian", { "sigma" }, { 0 } },
-    [DPA_EVENT_LAPLACE] = { "laplace", { "b" }, { 0 } },
+    [DPA_EVENT_LAPLACE] = { "laplace", { "scale" }, { 0 } },
     [DPA_EVENT_RANDOMIZED_RESPONSE] = { "randomized_response", { "eps" }, { "k" } },
     [DPA_EVENT_DISCRETE_GAUSSIAN] = { "discrete_gaussian", { "sigma" }, { "sensitivity" } },
     [DPA_EVENT_DISCRETE_LAPLACE] = { "discrete_laplace", { "scale" }, { "sensitivity" } },
@@ -508,47 +508,19 @@ const char *dpa_event_kind_name(dpa_event_kind kind)
     return kind_info[kind].name;
 }
 
-/* snprintf into buf+*used, tracking the length needed even when truncated. */
-static void append(char *buf, size_t size, size_t *used, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void append(char *buf, size_t size, size_t *used, const char *fmt, ...)
+const char *dpa_event_slot_name(dpa_event_kind kind, int is_count, unsigned i)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(*used < size ? buf + *used : NULL, *used < size ? size - *used : 0, fmt, ap);
-    va_end(ap);
-    if (n > 0) *used += (size_t)n;
+    if ((unsigned)kind >= sizeof kind_info / sizeof kind_info[0]) return NULL;
+    if (is_count) return i < DPA_EVENT_MAX_COUNTS ? kind_info[kind].count[i] : NULL;
+    return i < DPA_EVENT_MAX_PARAMS ? kind_info[kind].param[i] : NULL;
 }
 
-static void describe(const dpa_event *e, char *buf, size_t size, size_t *used)
+dpa_event_kind dpa_event_kind_from_name(const char *name, size_t len)
 {
-    const char *sep = "";
-    append(buf, size, used, "%s(", kind_info[e->kind].name);
-    for (int i = 0; i < DPA_EVENT_MAX_PARAMS; i++) {
-        if (!kind_info[e->kind].param[i]) continue;
-        append(buf, size, used, "%s%s=%.6g", sep, kind_info[e->kind].param[i], e->param[i]);
-        sep = ", ";
-    }
-    for (int i = 0; i < DPA_EVENT_MAX_COUNTS; i++) {
-        if (!kind_info[e->kind].count[i]) continue;
-        append(buf, size, used, "%s%s=%" PRIu64, sep, kind_info[e->kind].count[i], e->count[i]);
-        sep = ", ";
-    }
-    for (size_t i = 0; i < e->num_children; i++) {
-        append(buf, size, used, "%s", sep);
-        describe(e->children[i], buf, size, used);
-        sep = ", ";
-    }
-    append(buf, size, used, ")");
-}
-
-size_t dpa_event_describe(const dpa_event *e, char *buf, size_t size)
-{
-    size_t used = 0;
-    if (!buf) size = 0;
-    if (size) buf[0] = '\0';
-    if (e) describe(e, buf, size, &used);
-    return used;
+    for (size_t k = 0; k < sizeof kind_info / sizeof kind_info[0]; k++)
+        if (kind_info[k].name && strlen(kind_info[k].name) == len && !strncmp(kind_info[k].name, name, len))
+            return (dpa_event_kind)k;
+    return DPA_EVENT_INVALID;
 }
 
 static int visit(const dpa_event *e, double times, dpa_leaf_visitor fn, void *ctx,

@@ -51,8 +51,11 @@ static const cli_option option_table[OPT_COUNT] = {
     [OPT_EPS_MAX] = { "eps-max", "B", "the largest epsilon of the profile, B > A (default 10)" },
     [OPT_POINTS] = { "points", "N", "number of epsilons, evenly spaced, 2 <= N <= 100000 (default 21)" },
     [OPT_MECHANISM] = { "mechanism", "KIND", "gaussian (default: Gaussian noise per step, as in DP-SGD), noisy-cgd "
-                                             "(final iterate of noisy cyclic GD, hidden state) or shuffled (eps0-local "
-                                             "randomizers of n users, shuffled)" },
+                                             "(final iterate of noisy cyclic GD, hidden state), shuffled (eps0-local "
+                                             "randomizers of n users, shuffled), or any mechanism written as an event, "
+                                             "e.g. 'compose(self_composed(count=900, poisson(q=0.004, "
+                                             "gaussian(sigma=1.1))), laplace(scale=10))' (the syntax: dpacct(1), "
+                                             "EVENTS AS TEXT)" },
     [OPT_EPSILON0] = { "epsilon0", "E0", "shuffled: each user's local randomizer is E0-DP, E0 > 0" },
     [OPT_USERS] = { "users", "N", "shuffled: number of users, 1 <= N <= 1e9" },
     [OPT_RANDOMIZER] = { "randomizer", "CLASS", "shuffled: any (default: any E0-DP randomizer) or rr (randomized "
@@ -153,6 +156,14 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
         c->without_replacement = choice == 1;
         return CLI_EXIT_OK;
     case OPT_MECHANISM:
+        if (strchr(arg, '(')) {          /* an event as text: checked now, built when it is run */
+            dpa_error err = { 0 };
+            dpa_event *e = dpa_event_parse(arg, &err);
+            if (!e) return cli_usage_error("--mechanism: %s", err.message);
+            dpa_event_free(e);
+            c->event_text = arg;
+            return CLI_EXIT_OK;
+        }
         if ((choice = parse_choice(id, arg, mechanisms)) < 0) return CLI_EXIT_USAGE;
         c->noisy_cgd = choice == 1;
         c->shuffled = choice == 2;
@@ -587,9 +598,45 @@ static int check_solve(const command_info *cmd, const cli *c)
     return require_noise(cmd, c);
 }
 
+/* --mechanism with an event as text: it is the whole mechanism, so none
+ * of the flags that build one; nothing to solve for in calibrate. */
+static int check_event_text(const command_info *cmd, const cli *c)
+{
+    static const enum option_id builders[] = {
+        OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_SAMPLING, OPT_BATCHES,
+        OPT_STEP_SIZE, OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS, OPT_RANDOMIZER, OPT_DELTA0,
+    };
+    for (size_t i = 0; i < sizeof builders / sizeof builders[0]; i++)
+        if (given(c, builders[i]))
+            return cli_usage_error("--%s: not with an event as --mechanism (the text describes the whole mechanism)",
+                                   option_table[builders[i]].name);
+    if (cmd->id == CMD_CALIBRATE || cmd->id == CMD_SHUFFLE)
+        return cli_usage_error("--mechanism: an event as text is not available for '%s' (it has no parameter to "
+                               "solve for; use the flags)", cmd->name);
+    return CLI_EXIT_OK;
+}
+
 static int check_combinations(const command_info *cmd, const cli *c)
 {
     int st;
+    if (c->event_text) {
+        if ((st = check_event_text(cmd, c))) return st;
+        if (cmd->id == CMD_EPSILON) return require(cmd, c, OPT_DELTA);
+        if (cmd->id == CMD_DELTA) return require(cmd, c, OPT_EPSILON);
+        if (cmd->id == CMD_COMPARE) {
+            if ((st = conflict(c, OPT_DELTA, OPT_EPSILON))) return st;
+            if (!given(c, OPT_DELTA) && !given(c, OPT_EPSILON))
+                return cli_usage_error("--delta: required by 'compare' (or --epsilon to compare delta)");
+            return CLI_EXIT_OK;
+        }
+        if (cmd->id == CMD_PROFILE) {
+            if (!(c->eps_max > c->eps_min))
+                return cli_usage_error("--eps-max: must exceed --eps-min (%g), got %g", c->eps_min, c->eps_max);
+            if (c->points < 2 || c->points > 100000)
+                return cli_usage_error("--points: expected 2 to 100000 points, got %" PRIu64, c->points);
+        }
+        return CLI_EXIT_OK;
+    }
     if ((st = check_noisy_cgd(cmd, c)) || (st = check_shuffled(cmd, c))) return st;
     const int solving_batch = cmd->id == CMD_CALIBRATE && c->solve == SOLVE_BATCH_SIZE;
     if (cmd->id == CMD_CALIBRATE && (st = check_solve(cmd, c))) return st;
@@ -660,6 +707,7 @@ static int epochs_to_steps(double epochs, double q, uint64_t *steps)
 
 static int resolve_mechanism(const cli *c, mechanism *m)
 {
+    m->event_text = c->event_text;
     m->sigma = c->sigma;
     m->q = 1.0;
     m->batch = c->without_replacement ? c->batch : 0;

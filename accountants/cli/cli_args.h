@@ -48,6 +48,7 @@ typedef struct cli {
     int without_replacement; /* --sampling without-replacement */
     int noisy_cgd;           /* --mechanism noisy-cgd */
     int shuffled;            /* --mechanism shuffled */
+    const char *event_text;  /* --mechanism given as an event (dpa_event_parse), else NULL */
     double epsilon0;         /* shuffled: --epsilon0 */
     double delta0;           /* shuffled: --delta0 */
     int rr_class;            /* shuffled: --randomizer rr */
@@ -67,6 +68,7 @@ typedef struct cli {
 
 /* The mechanism once the sampling and step flags are resolved. */
 typedef struct mechanism {
+    const char *event_text;  /* an event as text: the whole mechanism (the rest unused) */
     double sigma;
     double q;       /* 1: no sampling */
     uint64_t steps; /* 1: no composition */

@@ -81,6 +81,7 @@ static dpa_event *build_event(const mechanism *m, dpa_error *err)
 
 static dpa_event *build_event_untuned(const mechanism *m, dpa_error *err)
 {
+    if (m->event_text) return dpa_event_parse(m->event_text, err);
     if (m->shuffled) {
         dpa_event *e = dpa_event_shuffled_local(m->epsilon0, m->delta0, m->users,
                                                 m->rr_class ? DPA_LOCAL_RR_CLASS : DPA_LOCAL_ANY, err);

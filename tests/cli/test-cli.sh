@@ -1070,5 +1070,64 @@ for cmd in epsilon delta compare profile; do
     expect_ok "$cmd --help lists --require-width" '^  --require-width ' $cmd --help
 done
 
+# ---- --mechanism as an event written as text ----------------------------------
+# References: EPS_MU1 (mu = 1 GDP, above) for every mechanism below whose
+# Gaussian parts add up to mu^2 = 1; Laplace(b = 10) composed 100 times at
+# delta = 1e-5 lies in [4.2203026, 4.2203921]: each step's privacy loss
+# rounded up and down to a grid of 2e-5, composed by numpy's FFT and
+# solved for delta(eps) = E[(1 - e^(eps - L))+] with scipy's brentq (an
+# independent script, not dpacct's code).
+EPS_LAPLACE100_LO=4.2203026
+EPS_LAPLACE100_HI=4.2203921
+expect_ok "event text: Laplace composed 100 times" '^upper +4\.22' \
+    epsilon --mechanism 'self_composed(count=100, laplace(scale=10))' --delta 1e-5 --accountant pld
+up=$(field upper)
+lo=$(field lower)
+check "event text: 100 Laplace steps, upper >= $EPS_LAPLACE100_LO" "v1 >= v2" "$up" "$EPS_LAPLACE100_LO"
+check "event text: 100 Laplace steps, lower <= $EPS_LAPLACE100_HI" "v1 <= v2" "$lo" "$EPS_LAPLACE100_HI"
+# tree aggregation over 8 steps, one tree: 4 nodes per record, 1/sigma^2 = 4/4
+for spec in 'tree_aggregation(sigma=2, steps=8)|gaussian' \
+    'compose(self_composed(count=4, gaussian(sigma=4)), self_composed(count=3, gaussian(sigma=2)))|gaussian' \
+    'gdp(mu=1)|gdp'; do
+    ev=${spec%|*}
+    acct=${spec#*|}
+    expect_ok "event text: $ev ($acct)" '^upper +4\.377' epsilon --mechanism "$ev" --delta 1e-5 --accountant "$acct"
+    up=$(field upper)
+    lo=$(field lower)
+    check "event text: $ev brackets $EPS_MU1" "v1 >= v3 && v2 <= v3" "$up" "$lo" "$EPS_MU1"
+done
+# 0.5-zCDP holds for the sigma = 1 Gaussian (so eps >= EPS_MU1) and converts
+# to at most rho + 2 sqrt(rho log(1/delta)) = 5.29852...
+expect_ok "event text: zcdp(rho=0.5)" '^upper +[45]\.' epsilon --mechanism 'zcdp(rho=0.5)' --delta 1e-5
+up=$(field upper)
+check "event text: 0.5-zCDP eps in [$EPS_MU1, 5.2986]" "v1 >= v2 && v1 <= 5.2986" "$up" "$EPS_MU1"
+# the mechanism line of a flag-built run is text that reads back to the same run
+expect_ok "flags: DP-SGD" '^upper' epsilon --sigma 1.1 --sampling-rate 0.004 --steps 900 --delta 1e-5 --accountant rdp
+flag_up=$(field upper)
+flag_mech=$(sed -n 's/^mechanism  *//p' "$TMP/out")
+expect_ok "event text: the mechanism line read back" '^upper' epsilon --mechanism "$flag_mech" --delta 1e-5 \
+    --accountant rdp
+check "event text: the same upper as the flags ($flag_up)" "v1 == v2" "$(field upper)" "$flag_up"
+expect_ok "event text: compare" '^pld +4\.22' compare --mechanism 'self_composed(count=100, laplace(scale=10))' \
+    --delta 1e-5
+expect_ok "event text: delta" '^upper +0\.' delta --mechanism 'gdp(mu=1)' --epsilon 1
+expect_ok "event text: rdp-curve" '^2 +' rdp-curve --mechanism 'gdp(mu=1)' --orders 2,4
+expect_ok "event text: profile" '^0 +' profile --mechanism 'gdp(mu=1)' --eps-max 1 --points 2
+expect_ok "event text: json" '"epsilon_upper": 4\.377' epsilon --mechanism 'gdp(mu=1)' --delta 1e-5 --format json
+if is_json "$TMP/out"; then pass "event text: json is valid JSON"; else fail "event text: json is valid JSON"; fi
+expect_usage "event text: a mistake names its position" "position 17: gaussian: expected ',' or ')'" \
+    epsilon --mechanism 'gaussian(sigma=1' --delta 1e-5
+expect_usage "event text: an unknown event is named" "unknown event 'gauss'" \
+    epsilon --mechanism 'gauss(sigma=1)' --delta 1e-5
+expect_usage "event text: a constructor's refusal" "position 1: poisson: sampling rate q" \
+    epsilon --mechanism 'poisson(q=2, gaussian(sigma=1))' --delta 1e-5
+expect_usage "event text: --sigma is refused with it" "--sigma" \
+    epsilon --mechanism 'gdp(mu=1)' --sigma 1 --delta 1e-5
+expect_usage "event text: --steps is refused with it" "--steps" \
+    epsilon --mechanism 'gdp(mu=1)' --steps 10 --delta 1e-5
+expect_usage "event text: not for calibrate" "--mechanism" \
+    calibrate --mechanism 'gdp(mu=1)' --epsilon 1 --delta 1e-5
+expect_usage "event text: epsilon still needs --delta" "--delta" epsilon --mechanism 'gdp(mu=1)'
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

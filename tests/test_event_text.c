@@ -1,0 +1,246 @@
+/*
+ * test_event_text.c - events as text: dpa_event_describe and
+ * dpa_event_parse.  Every kind round-trips bit for bit; hand-written text
+ * gives the events the constructors give; every mistake is refused with
+ * its position.
+ */
+#include <config.h>
+
+#include "dpacct.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static dpa_event *parse_ok(const char *text)
+{
+    dpa_error err = { 0 };
+    dpa_event *e = dpa_event_parse(text, &err);
+    ck_assert_msg(e != NULL, "%s: %s", text, err.message);
+    return e;
+}
+
+/* The same tree, every parameter bit for bit, through the public accessors. */
+static void assert_same(const dpa_event *a, const dpa_event *b)
+{
+    ck_assert_int_eq(dpa_event_get_kind(a), dpa_event_get_kind(b));
+    for (unsigned i = 0; i < 5; i++) {
+        double x = dpa_event_param(a, i), y = dpa_event_param(b, i);
+        ck_assert_msg((isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0, "%s param %u: %.17g vs %.17g",
+                      dpa_event_kind_name(dpa_event_get_kind(a)), i, x, y);
+    }
+    for (unsigned i = 0; i < 2; i++) ck_assert_uint_eq(dpa_event_count(a, i), dpa_event_count(b, i));
+    ck_assert_uint_eq(dpa_event_num_children(a), dpa_event_num_children(b));
+    for (size_t i = 0; i < dpa_event_num_children(a); i++) assert_same(dpa_event_child(a, i), dpa_event_child(b, i));
+}
+
+static char *text_of(const dpa_event *e)
+{
+    size_t n = dpa_event_describe(e, NULL, 0);
+    char *buf = malloc(n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_uint_eq(dpa_event_describe(e, buf, n + 1), n);
+    return buf;
+}
+
+/* Every kind, with numbers that need all 17 digits, the extremes of the
+ * counts and each word-valued parameter. */
+START_TEST(every_kind_round_trips)
+{
+    dpa_error err = { 0 };
+    dpa_noisy_cgd_params cgd = { 0.1, 1.0 / 3.0, 1.9, 0.2, 4.0, 7, 3 };
+    const double third = 1.0 / 3.0, tiny = 4.9406564584124654e-324, big = 1.7976931348623157e308;
+    dpa_event *leaves[] = {
+        dpa_event_gaussian(third, &err),
+        dpa_event_gaussian(tiny, &err),
+        dpa_event_laplace(big, &err),
+        dpa_event_randomized_response(0.1, UINT32_MAX, &err),
+        dpa_event_discrete_gaussian(2.5, UINT64_MAX, &err),
+        dpa_event_discrete_laplace(0.7, 3, &err),
+        dpa_event_exponential(1e-300, &err),
+        dpa_event_epsilon_delta(0.0, 0.0, &err),
+        dpa_event_epsilon_delta(1.5, 1e-9, &err),
+        dpa_event_zcdp(0.0, 0.0, &err),
+        dpa_event_zcdp(0.3, 0.01, &err),
+        dpa_event_gdp(0.0, &err),
+        dpa_event_tree_aggregation(1.2, 1000, 0, &err),
+        dpa_event_tree_aggregation(1.2, 1000, 64, &err),
+        dpa_event_noisy_cgd(&cgd, &err),
+        dpa_event_shuffled(2.0, 100000, &err),
+        dpa_event_shuffled_local(1.0, 0.0, 5, DPA_LOCAL_RR_CLASS, &err),
+        dpa_event_shuffled_local(1.0, 1e-8, 5, DPA_LOCAL_ANY, &err),
+        dpa_event_truncated_laplace(1.0, 0.5, &err),
+        dpa_event_gsm_frobenius(3, 0.25, &err),
+        dpa_event_gsm_spectral(3, 10, 0.125, &err),
+        dpa_event_poisson_sampled(0.004, dpa_event_gaussian(1.1, &err), &err),
+        dpa_event_sampled_without_replacement(60000, 256, dpa_event_gaussian(1.0, &err), &err),
+        dpa_event_sampled_with_replacement(10, 20, dpa_event_laplace(2.0, &err), &err),
+        dpa_event_self_composed(dpa_event_gaussian(1.0, &err), UINT64_MAX, &err),
+        dpa_event_repeated_selected(dpa_event_gaussian(3.0, &err), DPA_REPEAT_POISSON, 10.0, 0.0, &err),
+        dpa_event_repeated_selected(dpa_event_gaussian(3.0, &err), DPA_REPEAT_GEOMETRIC, 0.1, 0.0, &err),
+        dpa_event_repeated_selected(dpa_event_gaussian(3.0, &err), DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL, -0.5,
+                                    0.999, &err),
+    };
+    size_t n = sizeof leaves / sizeof leaves[0];
+    for (size_t i = 0; i < n; i++) ck_assert_msg(leaves[i] != NULL, "case %zu: %s", i, err.message);
+    /* and all of them in one composition, nested under two wrappers */
+    dpa_event **copies = malloc(n * sizeof *copies);
+    ck_assert_ptr_nonnull(copies);
+    for (size_t i = 0; i < n; i++) copies[i] = dpa_event_copy(leaves[i], &err);
+    dpa_event *all = dpa_event_self_composed(dpa_event_composed(copies, n, &err), 3, &err);
+    free(copies);
+    ck_assert_ptr_nonnull(all);
+    for (size_t i = 0; i <= n; i++) {
+        const dpa_event *e = i < n ? leaves[i] : all;
+        char *text = text_of(e);
+        dpa_event *back = parse_ok(text);
+        assert_same(e, back);
+        char *again = text_of(back);
+        ck_assert_str_eq(text, again);
+        free(text);
+        free(again);
+        dpa_event_free(back);
+    }
+    for (size_t i = 0; i < n; i++) dpa_event_free(leaves[i]);
+    dpa_event_free(all);
+}
+END_TEST
+
+/* Hand-written text against the constructors: names in any order, children
+ * before or after them, spaces, "compose", counts written 1e6. */
+START_TEST(hand_written_text)
+{
+    dpa_error err = { 0 };
+    dpa_event *e = parse_ok(" compose( self_composed(count=900, poisson(q=0.004, gaussian(sigma=1.1))),\n"
+                            "laplace(scale=10) ) ");
+    dpa_event *parts[2] = {
+        dpa_event_self_composed(dpa_event_poisson_sampled(0.004, dpa_event_gaussian(1.1, &err), &err), 900, &err),
+        dpa_event_laplace(10.0, &err),
+    };
+    dpa_event *want = dpa_event_composed(parts, 2, &err);
+    assert_same(e, want);
+    dpa_event_free(e);
+    dpa_event_free(want);
+
+    e = parse_ok("self_composed(poisson(gaussian(sigma = 0.8), q = 0.01), count = 1e6)");
+    want = dpa_event_self_composed(dpa_event_poisson_sampled(0.01, dpa_event_gaussian(0.8, &err), &err), 1000000, &err);
+    assert_same(e, want);
+    dpa_event_free(e);
+    dpa_event_free(want);
+
+    /* defaults: zcdp xi 0, shuffled delta0 0 and any randomizer, one tree */
+    e = parse_ok("composed(zcdp(rho=0.5), shuffled(eps0=1, n=10), tree_aggregation(steps=8, sigma=2))");
+    ck_assert_double_eq(dpa_event_param(dpa_event_child(e, 0), 1), 0.0);
+    ck_assert_double_eq(dpa_event_param(dpa_event_child(e, 1), 1), 0.0);
+    ck_assert_uint_eq(dpa_event_count(dpa_event_child(e, 1), 1), DPA_LOCAL_ANY);
+    ck_assert_uint_eq(dpa_event_count(dpa_event_child(e, 2), 1), 0);
+    dpa_event_free(e);
+
+    e = parse_ok("repeated_selected(gaussian(sigma=3), distribution=truncated_negative_binomial, gamma=0.1, eta=1)");
+    ck_assert_uint_eq(dpa_event_count(e, 0), DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL);
+    ck_assert_double_eq(dpa_event_param(e, 0), 1.0);
+    ck_assert_double_eq(dpa_event_param(e, 1), 0.1);
+    dpa_event_free(e);
+    e = parse_ok("shuffled(eps0=1, n=10, randomizer=rr)");
+    ck_assert_uint_eq(dpa_event_count(e, 1), DPA_LOCAL_RR_CLASS);
+    dpa_event_free(e);
+}
+END_TEST
+
+/* Each mistake: NULL, DPA_EINVAL, the position and the problem. */
+START_TEST(mistakes_name_their_position)
+{
+    static const struct { const char *text; size_t at; const char *says; } bad[] = {
+        { "", 1, "expected an event" },
+        { "   ", 4, "expected an event" },
+        { "gauss(sigma=1)", 1, "unknown event 'gauss'" },
+        { "gaussian", 9, "expected '(' after gaussian" },
+        { "gaussian(sigma=1", 17, "expected ',' or ')'" },
+        { "gaussian(sigma=)", 16, "needs a value" },
+        { "gaussian(sigma=abc)", 16, "'abc' is not a number" },
+        { "gaussian(sigma=1e999)", 16, "too large" },
+        { "gaussian(sigma=-1)", 1, "noise multiplier must be positive" },
+        { "gaussian(sigma=1, sigma=2)", 19, "sigma is given twice" },
+        { "gaussian(s=1)", 10, "gaussian has no parameter 's' (its parameters: sigma)" },
+        { "gaussian()", 1, "gaussian needs sigma" },
+        { "gaussian(sigma=1, gaussian(sigma=1))", 1, "gaussian takes no events, got 1" },
+        { "poisson(q=0.5)", 1, "poisson takes one event, got 0" },
+        { "composed()", 1, "composed takes one event or more, got 0" },
+        { "self_composed(count=-1, gaussian(sigma=1))", 21, "whole number" },
+        { "self_composed(count=1.5, gaussian(sigma=1))", 21, "whole number" },
+        { "self_composed(count=18446744073709551616, gaussian(sigma=1))", 21, "more than 2^64 - 1" },
+        { "self_composed(count=0, gaussian(sigma=1))", 1, "count must be at least 1" },
+        { "poisson(q=2, gaussian(sigma=1))", 1, "sampling rate q must lie in (0, 1]" },
+        { "poisson(q=0.5, gaussian(sigma=0))", 16, "noise multiplier must be positive" },
+        { "gaussian(sigma=1) x", 19, "unexpected 'x' after the event" },
+        { "gaussian(sigma=1\x01)", 17, "byte 1" },
+        { "gaussian(sigma=1,)", 18, "expected a parameter (name=value) or an event" },
+        { "randomized_response(eps=1, k=4294967296)", 1, "k is at most 2^32 - 1" },
+        { "repeated_selected(distribution=binomial, mean=1, gaussian(sigma=1))", 32, "got 'binomial'" },
+        { "repeated_selected(mean=1, gaussian(sigma=1))", 1, "needs distribution" },
+        { "repeated_selected(distribution=poisson, gamma=1, gaussian(sigma=1))", 41, "no parameter 'gamma'" },
+        { "shuffled(eps0=1, n=10, randomizer=clones)", 35, "randomizer is any or rr" },
+        { "shuffled(eps0=1, delta0=0.1, n=10, randomizer=rr)", 1, "randomized-response class is for pure" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpa_error err = { 0 };
+        dpa_event *e = dpa_event_parse(bad[i].text, &err);
+        ck_assert_msg(e == NULL, "accepted: %s", bad[i].text);
+        ck_assert_int_eq(err.status, DPA_EINVAL);
+        char where[64];
+        snprintf(where, sizeof where, "position %zu: ", bad[i].at);
+        ck_assert_msg(strstr(err.message, where) && strstr(err.message, bad[i].says), "%s -> %s (wanted %s%s)",
+                      bad[i].text, err.message, where, bad[i].says);
+    }
+    dpa_error err = { 0 };
+    ck_assert_ptr_null(dpa_event_parse(NULL, &err));
+    ck_assert_int_eq(err.status, DPA_EINVAL);
+}
+END_TEST
+
+/* Nesting: DPA_MAX_EVENT_DEPTH wrappers parse, one more is refused before
+ * the parser recurses further (it cannot exhaust the stack). */
+START_TEST(nesting_is_bounded)
+{
+    size_t deep = DPA_MAX_EVENT_DEPTH + 5;
+    char *text = malloc(deep * 16 + 64);
+    ck_assert_ptr_nonnull(text);
+    for (size_t levels = DPA_MAX_EVENT_DEPTH; levels <= deep; levels += deep - DPA_MAX_EVENT_DEPTH) {
+        size_t n = 0;
+        for (size_t i = 0; i < levels; i++) n += (size_t)sprintf(text + n, "poisson(q=1, ");
+        n += (size_t)sprintf(text + n, "gaussian(sigma=1)");
+        for (size_t i = 0; i < levels; i++) text[n++] = ')';
+        text[n] = '\0';
+        dpa_error err = { 0 };
+        dpa_event *e = dpa_event_parse(text, &err);
+        if (levels == DPA_MAX_EVENT_DEPTH) {
+            ck_assert_msg(e != NULL, "%s", err.message);
+            ck_assert_uint_eq(dpa_event_depth(e), DPA_MAX_EVENT_DEPTH);
+        } else {
+            ck_assert_ptr_null(e);
+            ck_assert_msg(strstr(err.message, "nested more than") != NULL, "%s", err.message);
+        }
+        dpa_event_free(e);
+    }
+    free(text);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("event_text");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, every_kind_round_trips);
+    tcase_add_test(tc, hand_written_text);
+    tcase_add_test(tc, mistakes_name_their_position);
+    tcase_add_test(tc, nesting_is_bounded);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
