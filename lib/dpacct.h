@@ -54,8 +54,9 @@ enum {
                             * with DPA_WIDTH_NOT_MET) */
     DPA_ENOTFOUND = -5,    /* unknown accountant name */
     DPA_ENOBRACKET = -6,   /* a search interval does not contain a solution */
-    DPA_EINTERNAL = -7     /* a result failed its consistency check (NaN, lower > upper):
+    DPA_EINTERNAL = -7,    /* a result failed its consistency check (NaN, lower > upper):
                             * a bug; the bound returned is the widest valid one */
+    DPA_EIO = -8           /* a file could not be read or written (event files, ledgers) */
 };
 
 #define DPA_ERROR_MESSAGE_SIZE 256
@@ -331,6 +332,25 @@ size_t dpa_event_describe(const dpa_event *e, char *buf, size_t size);
  * DPA_EINVAL with the position (1-based) and the problem in err on any
  * mistake; DPA_ENOMEM when out of memory. */
 dpa_event *dpa_event_parse(const char *text, dpa_error *err);
+/* Events as JSON (see docs/api.md, "Events as JSON"): an object with
+ * "kind", each parameter by its name, a wrapper's inner event as "event"
+ * and a composition's as "events"; the same names as the text.  Written
+ * with jansson: a NUL-terminated string to release with free(), indented
+ * by `indent` spaces (0: one line), numbers with the digits that read back
+ * exactly; NULL and err on failure. */
+char *dpa_event_to_json(const dpa_event *e, int indent, dpa_error *err);
+/* The event of a JSON document of `length` bytes: one event, an array of
+ * events (composed) or several events one after the other (a ledger:
+ * composed).  NULL and DPA_EINVAL naming the line and column (a syntax
+ * error) or the path of the object ("$.events[1].event") on any mistake. */
+dpa_event *dpa_event_from_json(const char *json, size_t length, dpa_error *err);
+/* The event of a JSON file (as dpa_event_from_json; at most 1 GB);
+ * DPA_EIO when it cannot be read. */
+dpa_event *dpa_event_load_json(const char *path, dpa_error *err);
+/* Append e to the ledger file `path` as one line of JSON (creating the
+ * file): a run appends one event per phase, and dpa_event_load_json of the
+ * ledger is their composition.  DPA_EIO when the file cannot be written. */
+int dpa_event_ledger_append(const char *path, const dpa_event *e, dpa_error *err);
 
 /* ---- options ----------------------------------------------------------- */
 typedef enum dpa_relation {

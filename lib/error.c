@@ -20,6 +20,7 @@ const char *dpa_strerror(int status)
     case DPA_ENOTFOUND: return "no accountant of that name";
     case DPA_ENOBRACKET: return "the search interval does not contain a solution";
     case DPA_EINTERNAL: return "internal error: a result failed its consistency check";
+    case DPA_EIO: return "a file could not be read or written";
     default: return "unknown status code";
     }
 }

@@ -25,6 +25,7 @@
  * characters) and the problem.
  */
 #include "internal.h"
+#include "event_syntax.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -75,9 +76,12 @@ static const char *const distribution_names[] = {
 };
 static const char *const randomizer_names[] = { [DPA_LOCAL_ANY] = "any", [DPA_LOCAL_RR_CLASS] = "rr" };
 
+const char *event_distribution_name(uint64_t d) { return d < 3 ? distribution_names[d] : NULL; }
+const char *event_randomizer_name(uint64_t r) { return r < 2 ? randomizer_names[r] : NULL; }
+
 /* The name of numeric slot i of e (NULL: unused), which for
  * repeated_selected depends on the distribution. */
-static const char *param_name(dpa_event_kind kind, uint64_t distribution, unsigned i)
+const char *event_param_name(dpa_event_kind kind, uint64_t distribution, unsigned i)
 {
     if (kind == DPA_EVENT_REPEATED_SELECTED) {
         switch (distribution) {
@@ -98,7 +102,7 @@ static void describe(const dpa_event *e, char *buf, size_t size, size_t *used)
         sep = ", ";
     }
     for (unsigned i = 0; i < DPA_EVENT_MAX_PARAMS; i++) {
-        const char *name = param_name(e->kind, e->count[0], i);
+        const char *name = event_param_name(e->kind, e->count[0], i);
         if (!name) continue;
         char num[40];
         dpa_format_double(e->param[i], num, sizeof num);
@@ -133,23 +137,19 @@ size_t dpa_event_describe(const dpa_event *e, char *buf, size_t size)
 
 /* ---- reading ------------------------------------------------------------- */
 
-typedef struct {
-    const char *text;
-    size_t at;          /* the next character */
-    dpa_error *err;
-} parser;
-
-/* A failure at 0-based offset `at`, reported 1-based. */
-static int fail_at(parser *p, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail_at(parser *p, size_t at, const char *fmt, ...)
+/* A failure at 0-based offset `at` of the text, reported 1-based, or in
+ * the JSON object at p->path. */
+int event_fail_at(parser *p, size_t at, const char *fmt, ...)
 {
     char what[200];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
+    if (p->path) return dpa_fail(p->err, DPA_EINVAL, "event JSON, at %s: %s", p->path, what);
     return dpa_fail(p->err, DPA_EINVAL, "event text, position %zu: %s", at + 1, what);
 }
+#define fail_at event_fail_at
 
 static void skip_space(parser *p)
 {
@@ -178,22 +178,17 @@ static int word_is(const char *s, size_t n, const char *w)
     return strlen(w) == n && !strncmp(s, w, n);
 }
 
-/* One named argument as written. */
-typedef struct {
-    const char *name;
-    size_t name_len, at;      /* where the name starts */
-    const char *value;        /* the value's text */
-    size_t value_len, value_at;
-    int used;
-} argument;
-
-#define MAX_ARGUMENTS 16
-
 static dpa_event *parse_event(parser *p, size_t depth);
 
 /* The value of argument a as a double (all of its text). */
 static int number_value(parser *p, const argument *a, double *x)
 {
+    if (a->is_number) {
+        *x = a->number;
+        return DPA_OK;
+    }
+    if (a->is_string)
+        return fail_at(p, a->value_at, "%.*s needs a number, got a string", (int)a->name_len, a->name);
     char buf[64];
     if (a->value_len == 0 || a->value_len >= sizeof buf)
         return fail_at(p, a->value_at, "%.*s needs a number", (int)a->name_len, a->name);
@@ -212,6 +207,14 @@ static int number_value(parser *p, const argument *a, double *x)
 /* The value of argument a as a whole number in [0, 2^64). */
 static int count_value(parser *p, const argument *a, uint64_t *n)
 {
+    if (a->is_number) {
+        double x = a->number;
+        if (!(x >= 0.0 && x < 18446744073709551616.0 && x == floor(x)))
+            return fail_at(p, a->value_at, "%.*s must be a whole number >= 0, got %.17g", (int)a->name_len, a->name,
+                           x);
+        *n = (uint64_t)x;
+        return DPA_OK;
+    }
     const char *v = a->value;
     size_t len = a->value_len, digits = 0;
     while (digits < len && isdigit((unsigned char)v[digits])) digits++;
@@ -287,6 +290,7 @@ static int take(parser *p, size_t at, const char *kind, argument *args, size_t n
 /* A symbolic value: its index in names[0..n), or -1. */
 static int symbol_index(const argument *a, const char *const *names, int n)
 {
+    if (a->is_number) return -1;
     for (int i = 0; i < n; i++)
         if (names[i] && word_is(a->value, a->value_len, names[i])) return i;
     return -1;
@@ -295,11 +299,10 @@ static int symbol_index(const argument *a, const char *const *names, int n)
 /* Wrap a constructor's refusal with the position of the event. */
 static dpa_event *built(parser *p, size_t at, dpa_event *e)
 {
-    if (!e && p->err && p->err->status != DPA_OK && strncmp(p->err->message, "event text", 10)) {
+    if (!e && p->err && p->err->status == DPA_EINVAL && strncmp(p->err->message, "event ", 6)) {
         char inner[sizeof p->err->message];
         snprintf(inner, sizeof inner, "%s", p->err->message);
-        int status = p->err->status;
-        dpa_fail(p->err, status, "event text, position %zu: %s", at + 1, inner);
+        fail_at(p, at, "%s", inner);
     }
     return e;
 }
@@ -314,10 +317,15 @@ static void free_children(dpa_event **kids, size_t n)
 static dpa_event *parse_body(parser *p, dpa_event_kind kind, size_t at, size_t depth)
 {
     const char *kname = dpa_event_kind_name(kind);
-    argument args[MAX_ARGUMENTS];
+    /* on the heap: a thousand levels of kilobytes would not fit a thread's stack */
+    argument *args = malloc(MAX_ARGUMENTS * sizeof *args);
     size_t nargs = 0, nkids = 0, cap = 0;
     dpa_event **kids = NULL;
     char seen[16];
+    if (!args) {
+        dpa_fail(p->err, DPA_ENOMEM, "event text: out of memory");
+        return NULL;
+    }
     skip_space(p);
     if (p->text[p->at] == ')') p->at++;
     else
@@ -340,6 +348,7 @@ static dpa_event *parse_body(parser *p, dpa_event_kind kind, size_t at, size_t d
                 a->name_len = n;
                 a->at = item;
                 a->used = 0;
+                a->is_number = a->is_string = 0;
                 p->at = after + 1;
                 skip_space(p);
                 a->value = p->text + p->at;
@@ -379,6 +388,19 @@ static dpa_event *parse_body(parser *p, dpa_event_kind kind, size_t at, size_t d
             goto fail;
         }
 
+    dpa_event *e = event_build(p, kind, at, args, nargs, kids, nkids);
+    free(args);
+    return e;
+fail:
+    free_children(kids, nkids);
+    free(args);
+    return NULL;
+}
+
+dpa_event *event_build(parser *p, dpa_event_kind kind, size_t at, argument *args, size_t nargs, dpa_event **kids,
+                       size_t nkids)
+{
+    const char *kname = dpa_event_kind_name(kind);
     /* the children a kind takes */
     int wrapper = kind == DPA_EVENT_POISSON_SAMPLED || kind == DPA_EVENT_SAMPLED_WITHOUT_REPLACEMENT ||
                   kind == DPA_EVENT_SAMPLED_WITH_REPLACEMENT || kind == DPA_EVENT_SELF_COMPOSED ||
@@ -386,7 +408,8 @@ static dpa_event *parse_body(parser *p, dpa_event_kind kind, size_t at, size_t d
     if (kind == DPA_EVENT_COMPOSED ? nkids == 0 : wrapper ? nkids != 1 : nkids != 0) {
         fail_at(p, at, "%s takes %s, got %zu", kname,
                 kind == DPA_EVENT_COMPOSED ? "one event or more" : wrapper ? "one event" : "no events", nkids);
-        goto fail;
+        free_children(kids, nkids);
+        return NULL;
     }
     double x[DPA_EVENT_MAX_PARAMS] = { 0 };
     uint64_t c[DPA_EVENT_MAX_COUNTS] = { 0 };
@@ -442,7 +465,7 @@ static dpa_event *parse_body(parser *p, dpa_event_kind kind, size_t at, size_t d
         int cls = DPA_LOCAL_ANY;
         if (r && (cls = symbol_index(r, randomizer_names, 2)) < 0) {
             st = fail_at(p, r->value_at, "shuffled: randomizer is any or rr, got '%.*s'", (int)r->value_len,
-                         r->value);
+                         r->is_number ? "a number" : r->value);
             break;
         }
         TAKE(NUM("eps0", 0), OPTNUM("delta0", 1), CNT("n", 0));
@@ -509,9 +532,6 @@ static dpa_event *parse_body(parser *p, dpa_event_kind kind, size_t at, size_t d
     free_children(kids, nkids);   /* none when a constructor took them (it owns them, built or not) */
     (void)st;
     return built(p, at, e);
-fail:
-    free_children(kids, nkids);
-    return NULL;
 }
 
 static dpa_event *parse_event(parser *p, size_t depth)
@@ -553,7 +573,7 @@ dpa_event *dpa_event_parse(const char *text, dpa_error *err)
         dpa_fail(err, DPA_EINVAL, "event text is NULL");
         return NULL;
     }
-    parser p = { text, 0, err };
+    parser p = { text, 0, err, NULL };
     dpa_event *e = parse_event(&p, 0);
     if (!e) return NULL;
     skip_space(&p);

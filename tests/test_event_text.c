@@ -1,6 +1,6 @@
 /*
- * test_event_text.c - events as text: dpa_event_describe and
- * dpa_event_parse.  Every kind round-trips bit for bit; hand-written text
+ * test_event_text.c - events as text (dpa_event_describe, dpa_event_parse)
+ * and as JSON (dpa_event_to_json, dpa_event_from_json, ledgers).  Every kind round-trips bit for bit; hand-written text
  * gives the events the constructors give; every mistake is refused with
  * its position.
  */
@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static dpa_event *parse_ok(const char *text)
 {
@@ -45,6 +46,157 @@ static char *text_of(const dpa_event *e)
     ck_assert_uint_eq(dpa_event_describe(e, buf, n + 1), n);
     return buf;
 }
+
+
+/* The JSON of every event of every_kind_round_trips reads back bit for bit,
+ * and writes back the same text. */
+static void json_round_trip(const dpa_event *e)
+{
+    dpa_error err = { 0 };
+    char *json = dpa_event_to_json(e, 2, &err);
+    ck_assert_msg(json != NULL, "%s", err.message);
+    dpa_event *back = dpa_event_from_json(json, strlen(json), &err);
+    ck_assert_msg(back != NULL, "%s: %s", json, err.message);
+    assert_same(e, back);
+    char *again = dpa_event_to_json(back, 2, &err);
+    ck_assert_str_eq(json, again);
+    free(again);
+    again = dpa_event_to_json(back, 0, &err);    /* one line: a ledger's */
+    ck_assert_ptr_null(strchr(again, '\n'));
+    dpa_event_free(back);
+    back = dpa_event_from_json(again, strlen(again), &err);
+    ck_assert_ptr_nonnull(back);
+    assert_same(e, back);
+    dpa_event_free(back);
+    free(again);
+    free(json);
+}
+
+static dpa_event *json_ok(const char *json)
+{
+    dpa_error err = { 0 };
+    dpa_event *e = dpa_event_from_json(json, strlen(json), &err);
+    ck_assert_msg(e != NULL, "%s: %s", json, err.message);
+    return e;
+}
+
+START_TEST(hand_written_json)
+{
+    dpa_error err = { 0 };
+    dpa_event *e = json_ok("{\"kind\": \"self_composed\", \"count\": 900,\n"
+                           " \"event\": {\"kind\": \"poisson\", \"q\": 0.004,\n"
+                           "           \"event\": {\"kind\": \"gaussian\", \"sigma\": 1.1}}}");
+    dpa_event *want =
+        dpa_event_self_composed(dpa_event_poisson_sampled(0.004, dpa_event_gaussian(1.1, &err), &err), 900, &err);
+    assert_same(e, want);
+    /* written with the digits that read back, not 1.1000000000000001 */
+    char *json = dpa_event_to_json(want, 0, &err);
+    ck_assert_str_eq(json, "{\"kind\":\"self_composed\",\"count\":900,\"event\":{\"kind\":\"poisson\",\"q\":0.004,"
+                           "\"event\":{\"kind\":\"gaussian\",\"sigma\":1.1}}}");
+    free(json);
+    dpa_event_free(e);
+    dpa_event_free(want);
+
+    /* an array, and a ledger (one event per line), are compositions; a
+     * count above 2^63 - 1 as a string, a count written 1e6 */
+    dpa_event *parts[2] = { dpa_event_gaussian(2.0, &err), dpa_event_laplace(10.0, &err) };
+    want = dpa_event_composed(parts, 2, &err);
+    const char *same[] = {
+        "[{\"kind\": \"gaussian\", \"sigma\": 2}, {\"kind\": \"laplace\", \"scale\": 10}]",
+        "{\"kind\": \"gaussian\", \"sigma\": 2}\n{\"kind\": \"laplace\", \"scale\": 10}\n",
+        "{\"kind\": \"compose\", \"events\": [{\"kind\": \"gaussian\", \"sigma\": 2.0}, {\"scale\": 1e1, \"kind\": "
+        "\"laplace\"}]}",
+    };
+    for (size_t i = 0; i < 3; i++) {
+        e = json_ok(same[i]);
+        assert_same(e, want);
+        dpa_event_free(e);
+    }
+    dpa_event_free(want);
+    e = json_ok("{\"kind\": \"self_composed\", \"count\": \"18446744073709551615\", \"event\": {\"kind\": \"gdp\", "
+                "\"mu\": 0}}");
+    ck_assert_uint_eq(dpa_event_count(e, 0), UINT64_MAX);
+    dpa_event_free(e);
+    e = json_ok("{\"kind\": \"self_composed\", \"count\": 1e6, \"event\": {\"kind\": \"gdp\", \"mu\": 1}}");
+    ck_assert_uint_eq(dpa_event_count(e, 0), 1000000);
+    dpa_event_free(e);
+    e = json_ok("{\"kind\": \"repeated_selected\", \"distribution\": \"geometric\", \"gamma\": 0.5, \"event\": "
+                "{\"kind\": \"shuffled\", \"eps0\": 1, \"n\": 10, \"randomizer\": \"rr\"}}");
+    ck_assert_uint_eq(dpa_event_count(e, 0), DPA_REPEAT_GEOMETRIC);
+    ck_assert_uint_eq(dpa_event_count(dpa_event_child(e, 0), 1), DPA_LOCAL_RR_CLASS);
+    dpa_event_free(e);
+}
+END_TEST
+
+START_TEST(json_mistakes_say_where)
+{
+    static const struct { const char *json, *says; } bad[] = {
+        { "", "no event" },
+        { "{\"kind\": \"gaussian\",\n \"sigma\": }", "line 2, column 11" },
+        { "{\"kind\": \"gaussian\", \"sigma\": 1, \"sigma\": 2}", "duplicate" },
+        { "{\"sigma\": 1}", "at $: an event needs \"kind\"" },
+        { "{\"kind\": \"gauss\", \"sigma\": 1}", "unknown event \"gauss\"" },
+        { "{\"kind\": \"gaussian\", \"sigma\": \"1\"}", "sigma needs a number, got a string" },
+        { "{\"kind\": \"gaussian\", \"sigma\": true}", "sigma needs a number" },
+        { "{\"kind\": \"gaussian\", \"s\": 1}", "gaussian has no parameter 's'" },
+        { "{\"kind\": \"gaussian\", \"sigma\": 1e999}", "overflow" },
+        { "[]", "an empty list of events" },
+        { "3", "expected an event (an object with a \"kind\"), found a number" },
+        { "{\"kind\": \"composed\", \"events\": [{\"kind\": \"gaussian\", \"sigma\": 1}, {\"kind\": \"poisson\", "
+          "\"q\": 2, \"event\": {\"kind\": \"gaussian\", \"sigma\": 1}}]}",
+          "at $.events[1]: poisson: sampling rate q must lie in (0, 1]" },
+        { "{\"kind\": \"poisson\", \"q\": 0.5, \"event\": {\"kind\": \"gaussian\", \"sigma\": -1}}",
+          "at $.event: gaussian: noise multiplier must be positive" },
+        { "{\"kind\": \"poisson\", \"q\": 0.5, \"event\": {\"kind\": \"gaussian\", \"sigma\": 1}, \"events\": []}",
+          "not both" },
+        { "{\"kind\": \"self_composed\", \"count\": -3, \"event\": {\"kind\": \"gdp\", \"mu\": 1}}", "whole number" },
+        { "{\"kind\": \"self_composed\", \"count\": \"18446744073709551616\", \"event\": {\"kind\": \"gdp\", \"mu\": 1}}",
+          "more than 2^64 - 1" },
+        { "{\"kind\": \"repeated_selected\", \"distribution\": 1, \"mean\": 2, \"event\": {\"kind\": \"gdp\", \"mu\": 1}}",
+          "distribution is poisson" },
+        { "{\"kind\": \"gdp\", \"mu\": 1}\n{\"kind\": \"gdp\", \"mu\": -1}", "at $ledger[1]: gdp: mu must be" },
+        { "{\"kind\": \"gdp\", \"mu\": 1} x", "line 1, column 26" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpa_error err = { 0 };
+        dpa_event *e = dpa_event_from_json(bad[i].json, strlen(bad[i].json), &err);
+        ck_assert_msg(e == NULL, "accepted: %s", bad[i].json);
+        ck_assert_int_eq(err.status, DPA_EINVAL);
+        ck_assert_msg(strstr(err.message, "event JSON") && strstr(err.message, bad[i].says), "%s -> %s (wanted %s)",
+                      bad[i].json, err.message, bad[i].says);
+    }
+}
+END_TEST
+
+/* A run appends one event per phase; loading the ledger composes them. */
+START_TEST(ledger_appends_and_composes)
+{
+    char path[] = "/tmp/dpacct-ledger-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    dpa_error err = { 0 };
+    dpa_event *phase1 =
+        dpa_event_self_composed(dpa_event_poisson_sampled(0.01, dpa_event_gaussian(1.0, &err), &err), 500, &err);
+    dpa_event *phase2 =
+        dpa_event_self_composed(dpa_event_poisson_sampled(0.02, dpa_event_gaussian(1.5, &err), &err), 250, &err);
+    ck_assert_int_eq(dpa_event_ledger_append(path, phase1, &err), DPA_OK);
+    ck_assert_int_eq(dpa_event_ledger_append(path, phase2, &err), DPA_OK);
+    dpa_event *total = dpa_event_load_json(path, &err);
+    ck_assert_msg(total != NULL, "%s", err.message);
+    dpa_event *parts[2] = { phase1, phase2 };
+    dpa_event *want = dpa_event_composed(parts, 2, &err);
+    assert_same(total, want);
+    dpa_event_free(total);
+    dpa_event_free(want);
+    unlink(path);
+    ck_assert_ptr_null(dpa_event_load_json(path, &err));
+    ck_assert_int_eq(err.status, DPA_EIO);
+    ck_assert_int_eq(dpa_event_ledger_append("/nonexistent-dir/ledger", phase1 = dpa_event_gdp(1.0, &err), &err),
+                     DPA_EIO);
+    dpa_event_free(phase1);
+}
+END_TEST
 
 /* Every kind, with numbers that need all 17 digits, the extremes of the
  * counts and each word-valued parameter. */
@@ -100,6 +252,7 @@ START_TEST(every_kind_round_trips)
         assert_same(e, back);
         char *again = text_of(back);
         ck_assert_str_eq(text, again);
+        json_round_trip(e);
         free(text);
         free(again);
         dpa_event_free(back);
@@ -237,6 +390,9 @@ int main(void)
     tcase_add_test(tc, hand_written_text);
     tcase_add_test(tc, mistakes_name_their_position);
     tcase_add_test(tc, nesting_is_bounded);
+    tcase_add_test(tc, hand_written_json);
+    tcase_add_test(tc, json_mistakes_say_where);
+    tcase_add_test(tc, ledger_appends_and_composes);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -56,6 +56,9 @@ static const cli_option option_table[OPT_COUNT] = {
                                              "e.g. 'compose(self_composed(count=900, poisson(q=0.004, "
                                              "gaussian(sigma=1.1))), laplace(scale=10))' (the syntax: dpacct(1), "
                                              "EVENTS AS TEXT)" },
+    [OPT_EVENT] = { "event", "FILE", "the mechanism from a JSON event file, or a ledger (one event per line, "
+                                     "composed); the format: dpacct(1), EVENTS AS JSON" },
+    [OPT_PRINT_EVENT] = { "print-event", NULL, "print the mechanism as a JSON event (for --event) and stop" },
     [OPT_EPSILON0] = { "epsilon0", "E0", "shuffled: each user's local randomizer is E0-DP, E0 > 0" },
     [OPT_USERS] = { "users", "N", "shuffled: number of users, 1 <= N <= 1e9" },
     [OPT_RANDOMIZER] = { "randomizer", "CLASS", "shuffled: any (default: any E0-DP randomizer) or rr (randomized "
@@ -82,7 +85,7 @@ static const cli_option option_table[OPT_COUNT] = {
      OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_EPOCHS) | OPT_BIT(OPT_RELATION) | OPT_BIT(OPT_SAMPLING) |    \
      OPT_BIT(OPT_MECHANISM) | OPT_BIT(OPT_BATCHES) | OPT_BIT(OPT_STEP_SIZE) |                      \
      OPT_BIT(OPT_STRONG_CONVEXITY) | OPT_BIT(OPT_SMOOTHNESS) | OPT_BIT(OPT_EPSILON0) | OPT_BIT(OPT_USERS) |   \
-     OPT_BIT(OPT_RANDOMIZER) | OPT_BIT(OPT_DELTA0) | OPT_BIT(OPT_TUNING_RUNS))
+     OPT_BIT(OPT_RANDOMIZER) | OPT_BIT(OPT_DELTA0) | OPT_BIT(OPT_TUNING_RUNS) | OPT_BIT(OPT_EVENT))
 #define COMMON_OPTIONS (MECHANISM_OPTIONS | OPT_BIT(OPT_ORDERS) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP))
 /* the subcommands that run accountants take the pld accuracy; those that
  * print brackets can make a missed width an error */
@@ -202,6 +205,17 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
     case OPT_REQUIRE_WIDTH:
         c->require_width = 1;
         return CLI_EXIT_OK;
+    case OPT_EVENT: {                    /* read now, so that a mistake in the file is a usage error */
+        dpa_error err = { 0 };
+        dpa_event *e = dpa_event_load_json(arg, &err);
+        if (!e) return cli_usage_error("--event: %s", err.message);
+        dpa_event_free(e);
+        c->event_file = arg;
+        return CLI_EXIT_OK;
+    }
+    case OPT_PRINT_EVENT:
+        c->print_event = 1;
+        return CLI_EXIT_OK;
     case OPT_EPS_MIN: return parse_nonnegative(id, arg, &c->eps_min);
     case OPT_EPS_MAX: return parse_positive(id, arg, &c->eps_max);
     case OPT_POINTS: return parse_count(id, arg, &c->points);
@@ -229,13 +243,15 @@ static const command_info commands[] = {
       "--sigma X --delta D [OPTIONS]",
       "Report the smallest epsilon for which the mechanism is (epsilon, delta)-DP,\n"
       "as computed by one accountant.",
-      BRACKET_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FAILURE_DELTA),
+      BRACKET_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FAILURE_DELTA) |
+          OPT_BIT(OPT_PRINT_EVENT),
       "the delta at which epsilon is reported, 0 < D < 1", NULL },
     { CMD_DELTA, "delta", "the delta of the mechanism at a given epsilon",
       "--sigma X --epsilon EPS [OPTIONS]",
       "Report the smallest delta for which the mechanism is (epsilon, delta)-DP,\n"
       "as computed by one accountant.",
-      BRACKET_OPTIONS | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FAILURE_DELTA), NULL,
+      BRACKET_OPTIONS | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FAILURE_DELTA) |
+          OPT_BIT(OPT_PRINT_EVENT), NULL,
       "the epsilon at which delta is reported, EPS >= 0" },
     { CMD_CALIBRATE, "calibrate", "the noise (or steps, epochs, batch size, sampling rate) that meets a target",
       "--epsilon EPS --delta D [--solve sigma|steps|epochs|batch-size|sampling-rate] [OPTIONS]",
@@ -257,14 +273,15 @@ static const command_info commands[] = {
       "Run every registered accountant on the mechanism and print each bound,\n"
       "how tight it is and how long it took; accountants that cannot handle the\n"
       "mechanism are listed with the reason.",
-      BRACKET_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_FAILURE_DELTA),
+      BRACKET_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_FAILURE_DELTA) |
+          OPT_BIT(OPT_PRINT_EVENT),
       "report epsilon at this delta, 0 < D < 1",
       "report delta at this epsilon instead, EPS >= 0" },
     { CMD_RDP_CURVE, "rdp-curve", "the Renyi DP curve eps(alpha) of the mechanism",
       "--sigma X [OPTIONS]",
       "Print the RDP of the mechanism at each Renyi order (the rdp accountant's\n"
       "native state): an upper bound on eps(alpha), before conversion to (eps, delta).",
-      COMMON_OPTIONS, NULL, NULL },
+      COMMON_OPTIONS | OPT_BIT(OPT_PRINT_EVENT), NULL, NULL },
     { CMD_SHUFFLE, "shuffle", "amplification by shuffling: numerical, closed form, composed, local",
       "(--epsilon0 E0 | --sigma F) --users N (--delta D | --epsilon EPS) [OPTIONS]",
       "For N users each applying an E0-DP local randomizer, outputs shuffled\n"
@@ -292,7 +309,7 @@ static const command_info commands[] = {
       "valid, wider bracket and says so (width not met; with --require-width the\n"
       "exit status is then 1); any other failure stops with an error.",
       BRACKET_OPTIONS | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_EPS_MIN) | OPT_BIT(OPT_EPS_MAX) |
-          OPT_BIT(OPT_POINTS),
+          OPT_BIT(OPT_POINTS) | OPT_BIT(OPT_PRINT_EVENT),
       NULL, NULL },
 };
 #define NUM_COMMANDS (sizeof commands / sizeof commands[0])
@@ -350,7 +367,7 @@ static void print_command_help(const command_info *cmd)
     static const enum option_id mechanism_group[] = {
         OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION, OPT_SAMPLING,
         OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE, OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS,
-        OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS,
+        OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS, OPT_EVENT, OPT_PRINT_EVENT,
     };
     static const enum option_id query_group[] = {
         OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_TOLERANCE, OPT_SIGMA_MIN, OPT_SIGMA_MAX, OPT_ORDERS,
@@ -608,19 +625,22 @@ static int check_event_text(const command_info *cmd, const cli *c)
     };
     for (size_t i = 0; i < sizeof builders / sizeof builders[0]; i++)
         if (given(c, builders[i]))
-            return cli_usage_error("--%s: not with an event as --mechanism (the text describes the whole mechanism)",
-                                   option_table[builders[i]].name);
+            return cli_usage_error("--%s: not with %s (it describes the whole mechanism)",
+                                   option_table[builders[i]].name, c->event_file ? "--event" : "an event as --mechanism");
     if (cmd->id == CMD_CALIBRATE || cmd->id == CMD_SHUFFLE)
-        return cli_usage_error("--mechanism: an event as text is not available for '%s' (it has no parameter to "
-                               "solve for; use the flags)", cmd->name);
+        return cli_usage_error("--%s: an event is not available for '%s' (it has no parameter to solve for; use "
+                               "the flags)", c->event_file ? "event" : "mechanism", cmd->name);
     return CLI_EXIT_OK;
 }
 
 static int check_combinations(const command_info *cmd, const cli *c)
 {
     int st;
-    if (c->event_text) {
+    if (c->event_file && given(c, OPT_MECHANISM))
+        return cli_usage_error("--event: cannot be combined with --mechanism (both describe the mechanism)");
+    if (c->event_text || c->event_file) {
         if ((st = check_event_text(cmd, c))) return st;
+        if (c->print_event) return CLI_EXIT_OK;
         if (cmd->id == CMD_EPSILON) return require(cmd, c, OPT_DELTA);
         if (cmd->id == CMD_DELTA) return require(cmd, c, OPT_EPSILON);
         if (cmd->id == CMD_COMPARE) {
@@ -658,6 +678,7 @@ static int check_combinations(const command_info *cmd, const cli *c)
             return cli_usage_error("--sampling: without-replacement requires --relation replace-one (datasets of "
                                "a fixed size differ by a replaced record)");
     }
+    if (c->print_event) return require_noise(cmd, c);   /* no query is run */
     if (cmd->id == CMD_EPSILON)
         return (st = require_noise(cmd, c)) ? st : require(cmd, c, OPT_DELTA);
     if (cmd->id == CMD_DELTA)
@@ -708,6 +729,7 @@ static int epochs_to_steps(double epochs, double q, uint64_t *steps)
 static int resolve_mechanism(const cli *c, mechanism *m)
 {
     m->event_text = c->event_text;
+    m->event_file = c->event_file;
     m->sigma = c->sigma;
     m->q = 1.0;
     m->batch = c->without_replacement ? c->batch : 0;

@@ -23,7 +23,8 @@ enum option_id {
     OPT_SAMPLING, OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_ORDERS, OPT_FORMAT, OPT_EPS_ERROR,
     OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE,
     OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS, OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS,
-    OPT_FAILURE_DELTA, OPT_TOLERANCE, OPT_SIGMA_MIN, OPT_SIGMA_MAX, OPT_REQUIRE_WIDTH, OPT_HELP, OPT_COUNT
+    OPT_FAILURE_DELTA, OPT_TOLERANCE, OPT_SIGMA_MIN, OPT_SIGMA_MAX, OPT_REQUIRE_WIDTH, OPT_EVENT, OPT_PRINT_EVENT,
+    OPT_HELP, OPT_COUNT
 };
 
 /* calibrate --solve sigma searches [--sigma-min, --sigma-max]: these by default */
@@ -49,6 +50,8 @@ typedef struct cli {
     int noisy_cgd;           /* --mechanism noisy-cgd */
     int shuffled;            /* --mechanism shuffled */
     const char *event_text;  /* --mechanism given as an event (dpa_event_parse), else NULL */
+    const char *event_file;  /* --event: a JSON event file or ledger, else NULL */
+    int print_event;         /* --print-event: print the mechanism's JSON and stop */
     double epsilon0;         /* shuffled: --epsilon0 */
     double delta0;           /* shuffled: --delta0 */
     int rr_class;            /* shuffled: --randomizer rr */
@@ -69,6 +72,7 @@ typedef struct cli {
 /* The mechanism once the sampling and step flags are resolved. */
 typedef struct mechanism {
     const char *event_text;  /* an event as text: the whole mechanism (the rest unused) */
+    const char *event_file;  /* or a JSON event file (dpa_event_load_json) */
     double sigma;
     double q;       /* 1: no sampling */
     uint64_t steps; /* 1: no composition */

@@ -82,6 +82,7 @@ static dpa_event *build_event(const mechanism *m, dpa_error *err)
 static dpa_event *build_event_untuned(const mechanism *m, dpa_error *err)
 {
     if (m->event_text) return dpa_event_parse(m->event_text, err);
+    if (m->event_file) return dpa_event_load_json(m->event_file, err);
     if (m->shuffled) {
         dpa_event *e = dpa_event_shuffled_local(m->epsilon0, m->delta0, m->users,
                                                 m->rr_class ? DPA_LOCAL_RR_CLASS : DPA_LOCAL_ANY, err);
@@ -821,6 +822,19 @@ static int run_command(command_id cmd, const cli *c, const mechanism *m)
 
 /* ---- main ------------------------------------------------------------------ */
 
+/* --print-event: the mechanism as a JSON event, for --event and ledgers. */
+static int print_event(const mechanism *m)
+{
+    dpa_error err = { 0 };
+    dpa_event *e = build_event(m, &err);
+    char *json = e ? dpa_event_to_json(e, 2, &err) : NULL;
+    dpa_event_free(e);
+    if (!json) return library_error(&err);
+    puts(json);
+    free(json);
+    return CLI_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     command_id cmd;
@@ -829,7 +843,7 @@ int main(int argc, char **argv)
     cli_set_program("dpacct");
     int st = parse_command_line(argc, argv, &cmd, &c, &m);
     if (st != CLI_EXIT_OK || cmd == CMD_NONE) return st;
-    st = run_command(cmd, &c, &m);
+    st = c.print_event ? print_event(&m) : run_command(cmd, &c, &m);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         dpa_error err = { 0 };
         set_error(&err, DPA_EINVAL, "error writing the output: %s", strerror(errno));

@@ -1129,5 +1129,37 @@ expect_usage "event text: not for calibrate" "--mechanism" \
     calibrate --mechanism 'gdp(mu=1)' --epsilon 1 --delta 1e-5
 expect_usage "event text: epsilon still needs --delta" "--delta" epsilon --mechanism 'gdp(mu=1)'
 
+# ---- --event FILE (JSON), --print-event, ledgers ------------------------------
+expect_ok "--print-event writes the flags' mechanism as JSON" '"kind": "self_composed"' \
+    epsilon --sigma 1.1 --sampling-rate 0.004 --steps 900 --print-event
+if is_json "$TMP/out"; then pass "--print-event: valid JSON"; else fail "--print-event: valid JSON"; fi
+cp "$TMP/out" "$TMP/run.json"
+expect_ok "--event reads it back: the same upper" '^upper' epsilon --event "$TMP/run.json" --delta 1e-5 \
+    --accountant rdp
+check "--event: the same upper as the flags ($flag_up)" "v1 == v2" "$(field upper)" "$flag_up"
+# a ledger: one line per phase, composed.  Phases of sigma 4 (4 steps) and
+# sigma 2 (3 steps) make mu^2 = 1: EPS_MU1 again.
+printf '%s\n' '{"kind": "self_composed", "count": 4, "event": {"kind": "gaussian", "sigma": 4}}' \
+    '{"kind": "self_composed", "count": 3, "event": {"kind": "gaussian", "sigma": 2}}' >"$TMP/ledger.jsonl"
+expect_ok "--event: a ledger composes its phases" '^upper +4\.377' epsilon --event "$TMP/ledger.jsonl" \
+    --delta 1e-5 --accountant gaussian
+check "--event: the ledger brackets $EPS_MU1" "v1 >= v3 && v2 <= v3" "$(field upper)" "$(field lower)" "$EPS_MU1"
+expect_ok "--print-event with --mechanism text" '"kind": "laplace"' \
+    epsilon --mechanism 'laplace(scale=10)' --print-event
+expect_ok "--print-event for rdp-curve" '"kind": "gaussian"' rdp-curve --sigma 2 --print-event
+printf '{"kind": "gaussian",\n "sigma": }\n' >"$TMP/bad.json"
+expect_usage "--event: a syntax error names its line and column" "line 2, column 11" \
+    epsilon --event "$TMP/bad.json" --delta 1e-5
+printf '{"kind": "poisson", "q": 2, "event": {"kind": "gaussian", "sigma": 1}}\n' >"$TMP/bad.json"
+expect_usage "--event: a bad value names its place" 'at $: poisson: sampling rate q' \
+    epsilon --event "$TMP/bad.json" --delta 1e-5
+expect_usage "--event: a missing file" "$TMP/none.json" epsilon --event "$TMP/none.json" --delta 1e-5
+expect_usage "--event: not with --mechanism" "--event" \
+    epsilon --event "$TMP/run.json" --mechanism gaussian --delta 1e-5
+expect_usage "--event: not with --sigma" "--sigma" epsilon --event "$TMP/run.json" --sigma 1 --delta 1e-5
+expect_usage "--event: not for calibrate" "--event" calibrate --event "$TMP/run.json" --epsilon 1 --delta 1e-5
+expect_usage "--print-event is not for calibrate" "--print-event" \
+    calibrate --sigma 1 --epsilon 1 --delta 1e-5 --print-event
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
