@@ -272,7 +272,8 @@ static const command_info commands[] = {
       "--sigma X (--delta D | --epsilon EPS) [OPTIONS]",
       "Run every registered accountant on the mechanism and print each bound,\n"
       "how tight it is and how long it took; accountants that cannot handle the\n"
-      "mechanism are listed with the reason.",
+      "mechanism are named in one line under the table (their reasons: --format\n"
+      "json or csv).",
       BRACKET_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_FAILURE_DELTA) |
           OPT_BIT(OPT_PRINT_EVENT),
       "report epsilon at this delta, 0 < D < 1",

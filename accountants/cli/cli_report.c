@@ -283,6 +283,17 @@ static void compare_cells(const result *r, char cells[COMPARE_COLUMNS][DPA_ERROR
     }
 }
 
+/* An accountant that cannot handle the mechanism: named under the table.
+ * (A reference row that does not apply, such as the shuffled closed form
+ * outside its condition, keeps its row: its reason is the point.) */
+static int listed_below(const result *r)
+{
+    if (r->supported) return 0;
+    for (const char *const *name = dpa_accountant_names(); *name; name++)
+        if (!strcmp(*name, r->method)) return 1;
+    return 0;
+}
+
 /* The comparison as an aligned table; the notes column comes last because
  * its reasons are long sentences that would push the numbers apart. */
 static int print_compare_table(FILE *out, const char *mech, dpa_relation relation,
@@ -301,7 +312,10 @@ static int print_compare_table(FILE *out, const char *mech, dpa_relation relatio
     snprintf(head[3], sizeof head[3], "time (ms)");
     snprintf(head[4], sizeof head[4], "notes");
     for (int j = 0; j < COMPARE_COLUMNS; j++) width[j] = (int)strlen(head[j]);
+    /* accountants that cannot handle the mechanism are named in one line
+     * under the table (their reasons: --format json or csv), not as rows */
     for (size_t i = 0; i < n; i++) {
+        if (listed_below(&rows[i])) continue;
         compare_cells(&rows[i], cells);
         for (int j = 0; j < COMPARE_COLUMNS - 1; j++)
             if ((int)strlen(cells[j]) > width[j]) width[j] = (int)strlen(cells[j]);
@@ -311,13 +325,24 @@ static int print_compare_table(FILE *out, const char *mech, dpa_relation relatio
     fprintf(out, "%-*s  %*s  %*s  %*s  %s\n", width[0], head[0], width[1], head[1], width[2],
             head[2], width[3], head[3], head[4]);
     int approximate = 0;
+    size_t unsupported = 0;
     for (size_t i = 0; i < n; i++) {
+        if (listed_below(&rows[i])) {
+            unsupported++;
+            continue;
+        }
         compare_cells(&rows[i], cells);
         fprintf(out, "%-*s  %*s  %*s  %*s  %s\n", width[0], cells[0], width[1], cells[1],
                 width[2], cells[2], width[3], cells[3], cells[4]);
         approximate |= is_approximate(&rows[i]);
     }
     fprintf(out, "upper is the certified bound to report; lower shows how tight it is.\n");
+    if (unsupported) {
+        fprintf(out, "not for this mechanism:");
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (listed_below(&rows[i])) fprintf(out, "%s %s", k++ ? "," : "", rows[i].method);
+        fprintf(out, " (the reasons: --format json)\n");
+    }
     if (approximate) fprintf(out, "%s\n", approximate_note);
     for (size_t i = 0; i < n; i++) print_width_note(out, &rows[i], 0);
     return 0;
