@@ -26,7 +26,12 @@
 
 /* The options of every subcommand (which accepts which: command_info). */
 static const cli_option option_table[OPT_COUNT] = {
-    [OPT_SIGMA] = { "sigma", "X", "noise multiplier (noise std / sensitivity), X > 0" },
+    [OPT_SIGMA] = { "sigma", "X", "noise multiplier: noise std / the sensitivity under --relation (C under "
+                                  "add-remove, 2C under replace-one, C the per-example bound such as the clipping "
+                                  "norm), X > 0" },
+    [OPT_NOISE_MULTIPLIER] = { "noise-multiplier", "Z", "instead of --sigma, the noise as trainers add it (Opacus, TF "
+                                                        "Privacy): noise std / C; sigma = Z under add-remove, Z/2 "
+                                                        "under replace-one" },
     [OPT_RATE] = { "sampling-rate", "Q", "Poisson sampling rate, 0 < Q <= 1 (default 1: no sampling)" },
     [OPT_BATCH] = { "batch-size", "B", "expected batch size; with --dataset-size, Q = B/N" },
     [OPT_DATASET] = { "dataset-size", "N", "number of examples, N >= B (with --batch-size)" },
@@ -81,7 +86,7 @@ static const cli_option option_table[OPT_COUNT] = {
 };
 
 #define MECHANISM_OPTIONS                                                                  \
-    (OPT_BIT(OPT_SIGMA) | OPT_BIT(OPT_RATE) | OPT_BIT(OPT_BATCH) | OPT_BIT(OPT_DATASET) | \
+    (OPT_BIT(OPT_SIGMA) | OPT_BIT(OPT_NOISE_MULTIPLIER) | OPT_BIT(OPT_RATE) | OPT_BIT(OPT_BATCH) | OPT_BIT(OPT_DATASET) | \
      OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_EPOCHS) | OPT_BIT(OPT_RELATION) | OPT_BIT(OPT_SAMPLING) |    \
      OPT_BIT(OPT_MECHANISM) | OPT_BIT(OPT_BATCHES) | OPT_BIT(OPT_STEP_SIZE) |                      \
      OPT_BIT(OPT_STRONG_CONVEXITY) | OPT_BIT(OPT_SMOOTHNESS) | OPT_BIT(OPT_EPSILON0) | OPT_BIT(OPT_USERS) |   \
@@ -143,6 +148,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
     int choice;
     switch (id) {
     case OPT_SIGMA: return parse_positive(id, arg, &c->sigma);
+    case OPT_NOISE_MULTIPLIER: return parse_positive(id, arg, &c->noise_multiplier);
     case OPT_RATE: return cli_parse_real(option_table[id].name, arg, 0.0, 1, 1.0, 0, &c->rate);
     case OPT_EPOCHS: return parse_positive(id, arg, &c->epochs);
     case OPT_DELTA: return parse_open_unit(id, arg, &c->delta);
@@ -366,8 +372,8 @@ static void print_command_help(const command_info *cmd)
 {
     printf("Usage: dpacct %s %s\n\n%s\n\n", cmd->name, cmd->synopsis, cmd->about);
     static const enum option_id mechanism_group[] = {
-        OPT_SIGMA, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION, OPT_SAMPLING,
-        OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE, OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS,
+        OPT_SIGMA, OPT_NOISE_MULTIPLIER, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION,
+        OPT_SAMPLING, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE, OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS,
         OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS, OPT_EVENT, OPT_PRINT_EVENT,
     };
     static const enum option_id query_group[] = {
@@ -440,6 +446,12 @@ static int parse_args(const command_info *cmd, int argc, char **argv, cli *c, in
         if (st != CLI_EXIT_OK) return st;
     }
     return CLI_EXIT_OK;
+}
+
+/* The flag that gave sigma: --sigma, or --noise-multiplier (converted). */
+static const char *sigma_flag(const cli *c)
+{
+    return option_table[given(c, OPT_NOISE_MULTIPLIER) ? OPT_NOISE_MULTIPLIER : OPT_SIGMA].name;
 }
 
 static int require(const command_info *cmd, const cli *c, enum option_id id)
@@ -543,7 +555,7 @@ static int check_shuffled(const command_info *cmd, const cli *c)
         return require(cmd, c, OPT_USERS);
     }
     if (given(c, OPT_SIGMA))
-        return cli_usage_error("--sigma: not with --mechanism shuffled (give --epsilon0 and --users)");
+        return cli_usage_error("--%s: not with --mechanism shuffled (give --epsilon0 and --users)", sigma_flag(c));
     if ((st = require(cmd, c, OPT_EPSILON0)) || (st = require(cmd, c, OPT_USERS))) return st;
     if (c->rr_class && c->delta0 > 0.0)
         return cli_usage_error("--delta0: the randomized-response class (--randomizer rr) is for pure randomizers");
@@ -571,7 +583,8 @@ static int check_solve(const command_info *cmd, const cli *c)
     switch (c->solve) {
     case SOLVE_SIGMA:
         if (given(c, OPT_SIGMA))
-            return cli_usage_error("--sigma: cannot be combined with --solve sigma (it is what is solved for)");
+            return cli_usage_error("--%s: cannot be combined with --solve sigma (it is what is solved for)",
+                                   sigma_flag(c));
         return CLI_EXIT_OK;
     case SOLVE_STRONG_CONVEXITY:
         return CLI_EXIT_OK; /* checked with noisy-cgd */
@@ -627,7 +640,8 @@ static int check_event_text(const command_info *cmd, const cli *c)
     for (size_t i = 0; i < sizeof builders / sizeof builders[0]; i++)
         if (given(c, builders[i]))
             return cli_usage_error("--%s: not with %s (it describes the whole mechanism)",
-                                   option_table[builders[i]].name, c->event_file ? "--event" : "an event as --mechanism");
+                                   builders[i] == OPT_SIGMA ? sigma_flag(c) : option_table[builders[i]].name,
+                                   c->event_file ? "--event" : "an event as --mechanism");
     if (cmd->id == CMD_CALIBRATE || cmd->id == CMD_SHUFFLE)
         return cli_usage_error("--%s: an event is not available for '%s' (it has no parameter to solve for; use "
                                "the flags)", c->event_file ? "event" : "mechanism", cmd->name);
@@ -801,6 +815,14 @@ int parse_command_line(int argc, char **argv, command_id *cmd, cli *c, mechanism
     if (info->id == CMD_SHUFFLE) {       /* the shuffle model is replace-one by definition */
         c->shuffled = 1;
         c->relation = DPA_REPLACE_ONE;
+    }
+    /* --noise-multiplier Z is noise std / C: sigma is that over the
+     * relation's sensitivity, C (add-remove) or 2C (replace-one); from here
+     * on it is --sigma, named as given in messages (sigma_flag) */
+    if (given(c, OPT_NOISE_MULTIPLIER)) {
+        if (given(c, OPT_SIGMA)) return cli_usage_error("--noise-multiplier: cannot be combined with --sigma");
+        c->sigma = c->relation == DPA_REPLACE_ONE ? 0.5 * c->noise_multiplier : c->noise_multiplier;
+        c->seen |= OPT_BIT(OPT_SIGMA);
     }
     if ((st = check_combinations(info, c)) || (st = resolve_mechanism(c, m))) return st;
     *cmd = info->id;

@@ -24,7 +24,7 @@ enum option_id {
     OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE,
     OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS, OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS,
     OPT_FAILURE_DELTA, OPT_TOLERANCE, OPT_SIGMA_MIN, OPT_SIGMA_MAX, OPT_REQUIRE_WIDTH, OPT_EVENT, OPT_PRINT_EVENT,
-    OPT_HELP, OPT_COUNT
+    OPT_NOISE_MULTIPLIER, OPT_HELP, OPT_COUNT
 };
 
 /* calibrate --solve sigma searches [--sigma-min, --sigma-max]: these by default */
@@ -41,6 +41,7 @@ enum option_id {
 typedef struct cli {
     uint64_t seen;
     double sigma, rate, epochs, delta, epsilon;
+    double noise_multiplier; /* --noise-multiplier: noise std / C; sets sigma for the relation */
     double eps_error;        /* --eps-error: dpa_options.tolerance (pld) */
     int require_width;       /* --require-width: dpa_options.require_width */
     double eps_min, eps_max; /* profile: the range of epsilon */

@@ -24,6 +24,13 @@ const char *relation_name(dpa_relation r)
     return r == DPA_REPLACE_ONE ? "replace-one" : "add-remove";
 }
 
+const char *noise_unit(dpa_relation r)
+{
+    return r == DPA_REPLACE_ONE ? "noise std / 2C (C the per-example bound: a replaced example moves a sum by up "
+                                  "to 2C; --noise-multiplier Z is sigma = Z/2)"
+                                : "noise std / C (C the per-example bound, such as the clipping norm)";
+}
+
 static void keep_reason(result *r, const dpa_error *err, int status)
 {
     snprintf(r->reason, sizeof r->reason, "%s",
@@ -190,6 +197,8 @@ static int print_json(FILE *out, const char *mech, dpa_relation relation, const 
     cli_json_string(out, mech);
     fputs(",\n  \"relation\": ", out);
     cli_json_string(out, relation_name(relation));
+    fputs(",\n  \"sigma_is\": ", out);
+    cli_json_string(out, noise_unit(relation));
     fprintf(out, ",\n  \"%s\": %s,\n  \"results\": [\n", given_name(qs), num);
     for (size_t i = 0; i < n; i++) {
         print_json_result(out, &rows[i], qs);
@@ -250,6 +259,7 @@ static int print_single_table(FILE *out, const char *mech, dpa_relation relation
     if (row_text(r, CLI_STYLE_TEXT, &t) || cli_format_value(qs->at, CLI_ROLE_PLAIN, CLI_STYLE_TEXT, num)) return -1;
     fprintf(out, "%-10s %s\n", "mechanism", mech);
     fprintf(out, "%-10s %s\n", "relation", relation_name(relation));
+    fprintf(out, "%-10s %s\n", "sigma is", noise_unit(relation));
     fprintf(out, "%-10s %s\n", given_name(qs), num);
     fprintf(out, "%-10s %s\n", "method", r->method);
     fprintf(out, "%-10s %s\n", "upper", t.upper);
@@ -322,6 +332,7 @@ static int print_compare_table(FILE *out, const char *mech, dpa_relation relatio
     }
     fprintf(out, "mechanism: %s, %s neighbours, %s = %s\n", mech, relation_name(relation),
             given_name(qs), num);
+    fprintf(out, "sigma is %s\n", noise_unit(relation));
     fprintf(out, "%-*s  %*s  %*s  %*s  %s\n", width[0], head[0], width[1], head[1], width[2],
             head[2], width[3], head[3], head[4]);
     int approximate = 0;

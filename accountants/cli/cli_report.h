@@ -38,6 +38,8 @@ typedef struct result {
 
 /* "add-remove" or "replace-one". */
 const char *relation_name(dpa_relation r);
+/* What a noise multiplier (--sigma) is measured against under r, in words. */
+const char *noise_unit(dpa_relation r);
 
 /* "epsilon" / "delta": what the query reports, and what it is given. */
 const char *reported_name(const query_spec *qs);

@@ -600,6 +600,7 @@ static int print_calibration(const cli *c, const family_ctx *f, const char *meth
         const char *unit = solve_unit(c->solve);
         printf("%-17s %s\n", "mechanism", mech);
         printf("%-17s %s\n", "relation", relation_name(c->relation));
+        printf("%-17s %s\n", "sigma is", noise_unit(c->relation));
         printf("%-17s %s\n", "method", method);
         printf("%-17s epsilon %s at delta %s\n", "target", target, delta);
         printf("%-17s %s (%s)\n", solve_label(c->solve), value,

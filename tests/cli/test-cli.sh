@@ -1163,5 +1163,31 @@ expect_usage "--event: not for calibrate" "--event" calibrate --event "$TMP/run.
 expect_usage "--print-event is not for calibrate" "--print-event" \
     calibrate --sigma 1 --epsilon 1 --delta 1e-5 --print-event
 
+# ---- --noise-multiplier: the noise as trainers add it (std / C) ---------------
+# Under replace-one the sensitivity is 2C, so Z = 1 is sigma = 1/2, a
+# Gaussian of mu = 2: eps at delta 1e-5 is 9.997256146434298 (scipy's brentq
+# on the closed form above, an independent script).
+EPS_MU2=9.997256146434298
+expect_ok "--noise-multiplier under replace-one is sigma Z/2" '^mechanism +gaussian\(sigma=0\.5\)$' \
+    epsilon --noise-multiplier 1 --relation replace-one --delta 1e-5 --accountant gaussian
+check "--noise-multiplier 1, replace-one: eps brackets $EPS_MU2" "v1 >= v3 && v2 <= v3" "$(field upper)" \
+    "$(field lower)" "$EPS_MU2"
+if grep -Eq '^sigma is +noise std / 2C' "$TMP/out"; then pass "replace-one output says sigma is over 2C"
+else fail "replace-one output says sigma is over 2C"; fi
+expect_ok "--noise-multiplier under add-remove is sigma Z" '^mechanism +gaussian\(sigma=1\)$' \
+    epsilon --noise-multiplier 1 --delta 1e-5 --accountant gaussian
+check "--noise-multiplier 1, add-remove: eps brackets $EPS_MU1" "v1 >= v3 && v2 <= v3" "$(field upper)" \
+    "$(field lower)" "$EPS_MU1"
+if grep -Eq '^sigma is +noise std / C ' "$TMP/out"; then pass "add-remove output says sigma is over C"
+else fail "add-remove output says sigma is over C"; fi
+expect_ok "json says what sigma is" '"sigma_is": "noise std / 2C' epsilon --sigma 1 --relation replace-one \
+    --delta 1e-5 --format json
+expect_usage "--noise-multiplier with --sigma" "--noise-multiplier" epsilon --noise-multiplier 1 --sigma 1 --delta 1e-5
+expect_usage "--noise-multiplier with --solve sigma" "--noise-multiplier: cannot be combined with --solve sigma" \
+    calibrate --noise-multiplier 1 --epsilon 1 --delta 1e-5
+expect_usage "--noise-multiplier must be positive" "--noise-multiplier" epsilon --noise-multiplier 0 --delta 1e-5
+expect_usage "--noise-multiplier not with an event" "--noise-multiplier" \
+    epsilon --mechanism 'gdp(mu=1)' --noise-multiplier 1 --delta 1e-5
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
