@@ -63,6 +63,8 @@ static const cli_option option_table[OPT_COUNT] = {
                                              "EVENTS AS TEXT)" },
     [OPT_EVENT] = { "event", "FILE", "the mechanism from a JSON event file, or a ledger (one event per line, "
                                      "composed); the format: dpacct(1), EVENTS AS JSON" },
+    [OPT_MAX_EXAMPLES] = { "max-examples-per-user", "K", "statement: each user contributes at most K examples: "
+                                                         "user-level epsilon by group privacy, K >= 1" },
     [OPT_PRINT_EVENT] = { "print-event", NULL, "print the mechanism as a JSON event (for --event) and stop" },
     [OPT_EPSILON0] = { "epsilon0", "E0", "shuffled: each user's local randomizer is E0-DP, E0 > 0" },
     [OPT_USERS] = { "users", "N", "shuffled: number of users, 1 <= N <= 1e9" },
@@ -222,6 +224,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
     case OPT_PRINT_EVENT:
         c->print_event = 1;
         return CLI_EXIT_OK;
+    case OPT_MAX_EXAMPLES: return parse_count(id, arg, &c->max_examples);
     case OPT_EPS_MIN: return parse_nonnegative(id, arg, &c->eps_min);
     case OPT_EPS_MAX: return parse_positive(id, arg, &c->eps_max);
     case OPT_POINTS: return parse_count(id, arg, &c->points);
@@ -308,6 +311,21 @@ static const command_info commands[] = {
           OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_RANDOMIZER) | OPT_BIT(OPT_DELTA0) | OPT_BIT(OPT_EPS_ERROR) |
           OPT_BIT(OPT_REQUIRE_WIDTH) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP),
       "report epsilon at this delta, 0 < D < 1", "report delta at this epsilon instead, EPS >= 0" },
+    { CMD_STATEMENT, "statement", "the privacy statement of a DP-SGD run, for a paper",
+      "(--noise-multiplier Z | --sigma X) (--batch-size B --dataset-size N | --sampling-rate Q)\n"
+      "       (--epochs E | --steps T) --delta D [--max-examples-per-user K] [OPTIONS]",
+      "Print the paragraph that states the run's privacy: the run as the accounting\n"
+      "sees it and what it assumes of the sampling; the example-level epsilon at\n"
+      "delta under add-or-remove-one and under replace-one neighbours (the same\n"
+      "noise: --noise-multiplier Z is noise std / C), each from the tightest\n"
+      "certified method (pld where it applies) with its bracket and the RDP value\n"
+      "beside it; with --max-examples-per-user K the user-level epsilon by group\n"
+      "privacy.  The numbers are those 'dpacct compare' prints for the same flags.",
+      OPT_BIT(OPT_SIGMA) | OPT_BIT(OPT_NOISE_MULTIPLIER) | OPT_BIT(OPT_RATE) | OPT_BIT(OPT_BATCH) |
+          OPT_BIT(OPT_DATASET) | OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_EPOCHS) | OPT_BIT(OPT_RELATION) |
+          OPT_BIT(OPT_SAMPLING) | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_EPS_ERROR) |
+          OPT_BIT(OPT_MAX_EXAMPLES) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP),
+      "the delta of the statement, 0 < D < 1", NULL },
     { CMD_PROFILE, "profile", "the privacy profile delta(eps) on a range of epsilons",
       "--sigma X [--eps-min A] [--eps-max B] [--points N] [OPTIONS]",
       "Print delta(eps) of the mechanism, lower and upper bound, at N evenly spaced\n"
@@ -694,6 +712,15 @@ static int check_combinations(const command_info *cmd, const cli *c)
                                "a fixed size differ by a replaced record)");
     }
     if (c->print_event) return require_noise(cmd, c);   /* no query is run */
+    if (cmd->id == CMD_STATEMENT) {
+        if ((st = require_noise(cmd, c)) || (st = require(cmd, c, OPT_DELTA))) return st;
+        if (!given(c, OPT_STEPS) && !given(c, OPT_EPOCHS))
+            return cli_usage_error("--epochs: required by 'statement' (or --steps)");
+        if (given(c, OPT_MAX_EXAMPLES) && c->max_examples < 1)
+            return cli_usage_error("--max-examples-per-user: at least 1, got 0");
+        if (c->format == CLI_FORMAT_CSV) return cli_usage_error("--format: csv is not available for 'statement'");
+        return CLI_EXIT_OK;
+    }
     if (cmd->id == CMD_EPSILON)
         return (st = require_noise(cmd, c)) ? st : require(cmd, c, OPT_DELTA);
     if (cmd->id == CMD_DELTA)

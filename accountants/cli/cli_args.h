@@ -24,7 +24,7 @@ enum option_id {
     OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE,
     OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS, OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS,
     OPT_FAILURE_DELTA, OPT_TOLERANCE, OPT_SIGMA_MIN, OPT_SIGMA_MAX, OPT_REQUIRE_WIDTH, OPT_EVENT, OPT_PRINT_EVENT,
-    OPT_NOISE_MULTIPLIER, OPT_HELP, OPT_COUNT
+    OPT_NOISE_MULTIPLIER, OPT_MAX_EXAMPLES, OPT_HELP, OPT_COUNT
 };
 
 /* calibrate --solve sigma searches [--sigma-min, --sigma-max]: these by default */
@@ -46,6 +46,7 @@ typedef struct cli {
     int require_width;       /* --require-width: dpa_options.require_width */
     double eps_min, eps_max; /* profile: the range of epsilon */
     uint64_t batch, dataset, steps, points;
+    uint64_t max_examples;   /* statement --max-examples-per-user (0: not given) */
     dpa_relation relation;
     int without_replacement; /* --sampling without-replacement */
     int noisy_cgd;           /* --mechanism noisy-cgd */
@@ -100,7 +101,8 @@ typedef struct mechanism {
 
 /* The subcommands; CMD_NONE: nothing to run (help or the version was printed). */
 typedef enum {
-    CMD_NONE, CMD_EPSILON, CMD_DELTA, CMD_CALIBRATE, CMD_COMPARE, CMD_RDP_CURVE, CMD_PROFILE, CMD_SHUFFLE
+    CMD_NONE, CMD_EPSILON, CMD_DELTA, CMD_CALIBRATE, CMD_COMPARE, CMD_RDP_CURVE, CMD_PROFILE, CMD_SHUFFLE,
+    CMD_STATEMENT
 } command_id;
 
 /* steps = ceil(E / q), taking a quotient within 8 ulps of an integer as

@@ -18,6 +18,7 @@
  */
 
 #include "cli_args.h"
+#include "cli_statement.h"
 #include "cli_report.h"
 #include "dpacct.h"
 
@@ -816,6 +817,7 @@ static int run_command(command_id cmd, const cli *c, const mechanism *m)
     case CMD_RDP_CURVE: return cmd_rdp_curve(c, m);
     case CMD_PROFILE: return cmd_profile(c, m);
     case CMD_SHUFFLE: return cmd_shuffle(c, m);
+    case CMD_STATEMENT: return cmd_statement(c, m) ? nan_output() : CLI_EXIT_OK;
     case CMD_NONE: break;
     }
     return CLI_EXIT_OK;

@@ -1189,5 +1189,39 @@ expect_usage "--noise-multiplier must be positive" "--noise-multiplier" epsilon 
 expect_usage "--noise-multiplier not with an event" "--noise-multiplier" \
     epsilon --mechanism 'gdp(mu=1)' --noise-multiplier 1 --delta 1e-5
 
+# ---- statement: the paragraph for a paper, with compare's numbers --------------
+STMT="--batch-size 256 --dataset-size 60000 --epochs 60 --delta 1e-5"
+expect_ok "compare: the DP-SGD run, add-remove" '^pld ' compare --sigma 1.1 $STMT
+cmp_ar=$(awk '$1 == "pld" { print $2 }' "$TMP/out")
+expect_ok "compare: the same run, replace-one (sigma 0.55: the same noise over 2C)" '^pld ' \
+    compare --sigma 0.55 --relation replace-one $STMT
+cmp_ro=$(awk '$1 == "pld" { print $2 }' "$TMP/out")
+expect_ok "statement prints the paragraph" '^Example-level DP at delta = 1e-05, add-or-remove-one' \
+    statement --noise-multiplier 1.1 $STMT --max-examples-per-user 4
+st_ar=$(sed -n 's/.*add-or-remove-one neighbours: epsilon = \([0-9.]*\) .*/\1/p' "$TMP/out")
+st_ro=$(sed -n 's/.*replace-one neighbours (sensitivity 2C): epsilon = \([0-9.]*\) .*/\1/p' "$TMP/out")
+check "statement: add-remove epsilon is compare's ($cmp_ar)" "v1 == v2 && v1 != \"\"" "$st_ar" "$cmp_ar"
+check "statement: replace-one epsilon is compare's ($cmp_ro)" "v1 == v2 && v1 != \"\"" "$st_ro" "$cmp_ro"
+if grep -q 'Poisson sampling' "$TMP/out" && grep -q 'group privacy' "$TMP/out"; then
+    pass "statement names the sampling assumed and how user-level is derived"
+else fail "statement names the sampling assumed and how user-level is derived"; fi
+expect_ok "statement --sigma under replace-one is the same run" 'epsilon = '"$cmp_ar" \
+    statement --sigma 0.55 --relation replace-one $STMT
+expect_ok "statement --format json" '"add-remove"' statement --noise-multiplier 1.1 $STMT --format json \
+    --max-examples-per-user 4
+if is_json "$TMP/out"; then pass "statement json is valid JSON"; else fail "statement json is valid JSON"; fi
+# group privacy: k e^((k-1) eps) d <= delta at the example-level (eps, d) reported
+ue=$(awk -F': ' '/"epsilon_upper"/ { v = $2 } END { sub(/,$/, "", v); print v }' "$TMP/out")
+ee=$(awk -F': ' '/"example_epsilon"/ { v = $2 } END { sub(/,$/, "", v); print v }' "$TMP/out")
+ed=$(awk -F': ' '/"example_delta"/ { v = $2 } END { sub(/,$/, "", v); print v }' "$TMP/out")
+check "statement: the user-level group condition holds (4 e^(3 eps) d <= 1e-5)" \
+    "4 * exp(3 * v1) * v2 <= 1e-5 && v3 >= 4 * v1" "$ee" "$ed" "$ue"
+expect_usage "statement needs --delta" "--delta" statement --sigma 1 --epochs 1 --sampling-rate 0.01
+expect_usage "statement needs epochs or steps" "--epochs" statement --sigma 1 --sampling-rate 0.01 --delta 1e-5
+expect_usage "statement: --max-examples-per-user 0" "--max-examples-per-user" \
+    statement --sigma 1 --sampling-rate 0.01 --epochs 1 --delta 1e-5 --max-examples-per-user 0
+expect_usage "--max-examples-per-user is statement's" "--max-examples-per-user" \
+    epsilon --sigma 1 --delta 1e-5 --max-examples-per-user 2
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
