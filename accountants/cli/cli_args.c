@@ -7,6 +7,7 @@
  */
 
 #include "cli_args.h"
+#include "cli_plot.h"
 #include "cli_toolkit.h"
 #include "dpacct.h"
 
@@ -65,6 +66,8 @@ static const cli_option option_table[OPT_COUNT] = {
                                      "composed); the format: dpacct(1), EVENTS AS JSON" },
     [OPT_MAX_EXAMPLES] = { "max-examples-per-user", "K", "statement: each user contributes at most K examples: "
                                                          "user-level epsilon by group privacy, K >= 1" },
+    [OPT_PLOT] = { "plot", "FILE", "profile, and epsilon or delta over an --epochs range: also draw the bracket "
+                                   "into FILE (.png, .svg or .pdf) with gnuplot" },
     [OPT_PRINT_EVENT] = { "print-event", NULL, "print the mechanism as a JSON event (for --event) and stop" },
     [OPT_EPSILON0] = { "epsilon0", "E0", "shuffled: each user's local randomizer is E0-DP, E0 > 0" },
     [OPT_USERS] = { "users", "N", "shuffled: number of users, 1 <= N <= 1e9" },
@@ -141,6 +144,35 @@ const char *solve_name(solve_target solve)
     return (unsigned)solve < sizeof solve_names / sizeof solve_names[0] - 1 ? solve_names[solve] : "?";
 }
 
+/* --epochs A:B or A:B:S, a sweep: every S-th epoch count from A to B
+ * (S = 1 by default), at most 10000 of them. */
+static int parse_epoch_range(cli *c, const char *arg)
+{
+    double v[3] = { 0.0, 0.0, 1.0 };
+    const char *p = arg;
+    int n = 0;
+    while (n < 3) {
+        char *end;
+        v[n] = strtod(p, &end);
+        if (end == p || !(v[n] > 0.0) || !isfinite(v[n]))
+            return cli_usage_error("--epochs: a range is A:B or A:B:S with positive numbers, got '%s'", arg);
+        n++;
+        if (*end == '\0') break;
+        if (*end != ':' || n == 3)
+            return cli_usage_error("--epochs: a range is A:B or A:B:S with positive numbers, got '%s'", arg);
+        p = end + 1;
+    }
+    if (n < 2) return cli_usage_error("--epochs: a range is A:B or A:B:S, got '%s'", arg);
+    if (!(v[0] <= v[1])) return cli_usage_error("--epochs: the range's start exceeds its end in '%s'", arg);
+    if (n < 3) v[2] = 1.0;
+    if ((v[1] - v[0]) / v[2] > 9999.0) return cli_usage_error("--epochs: at most 10000 points, got '%s'", arg);
+    c->sweep = 1;
+    c->epochs_from = v[0];
+    c->epochs_by = v[2];
+    c->epochs = v[1];
+    return CLI_EXIT_OK;
+}
+
 static int parse_value(cli *c, enum option_id id, const char *arg)
 {
     static const char *const relations[] = { "add-remove", "replace-one", NULL };
@@ -152,7 +184,9 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
     case OPT_SIGMA: return parse_positive(id, arg, &c->sigma);
     case OPT_NOISE_MULTIPLIER: return parse_positive(id, arg, &c->noise_multiplier);
     case OPT_RATE: return cli_parse_real(option_table[id].name, arg, 0.0, 1, 1.0, 0, &c->rate);
-    case OPT_EPOCHS: return parse_positive(id, arg, &c->epochs);
+    case OPT_EPOCHS:
+        if (strchr(arg, ':')) return parse_epoch_range(c, arg);
+        return parse_positive(id, arg, &c->epochs);
     case OPT_DELTA: return parse_open_unit(id, arg, &c->delta);
     case OPT_EPSILON: return parse_nonnegative(id, arg, &c->epsilon);
     case OPT_BATCH: return parse_count(id, arg, &c->batch);
@@ -225,6 +259,11 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
         c->print_event = 1;
         return CLI_EXIT_OK;
     case OPT_MAX_EXAMPLES: return parse_count(id, arg, &c->max_examples);
+    case OPT_PLOT:
+        if (!cli_plot_extension_ok(arg))
+            return cli_usage_error("--plot: the figure's name must end in .png, .svg or .pdf, got '%s'", arg);
+        c->plot = arg;
+        return CLI_EXIT_OK;
     case OPT_EPS_MIN: return parse_nonnegative(id, arg, &c->eps_min);
     case OPT_EPS_MAX: return parse_positive(id, arg, &c->eps_max);
     case OPT_POINTS: return parse_count(id, arg, &c->points);
@@ -253,14 +292,14 @@ static const command_info commands[] = {
       "Report the smallest epsilon for which the mechanism is (epsilon, delta)-DP,\n"
       "as computed by one accountant.",
       BRACKET_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FAILURE_DELTA) |
-          OPT_BIT(OPT_PRINT_EVENT),
+          OPT_BIT(OPT_PRINT_EVENT) | OPT_BIT(OPT_PLOT),
       "the delta at which epsilon is reported, 0 < D < 1", NULL },
     { CMD_DELTA, "delta", "the delta of the mechanism at a given epsilon",
       "--sigma X --epsilon EPS [OPTIONS]",
       "Report the smallest delta for which the mechanism is (epsilon, delta)-DP,\n"
       "as computed by one accountant.",
       BRACKET_OPTIONS | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FAILURE_DELTA) |
-          OPT_BIT(OPT_PRINT_EVENT), NULL,
+          OPT_BIT(OPT_PRINT_EVENT) | OPT_BIT(OPT_PLOT), NULL,
       "the epsilon at which delta is reported, EPS >= 0" },
     { CMD_CALIBRATE, "calibrate", "the noise (or steps, epochs, batch size, sampling rate) that meets a target",
       "--epsilon EPS --delta D [--solve sigma|steps|epochs|batch-size|sampling-rate] [OPTIONS]",
@@ -334,7 +373,7 @@ static const command_info commands[] = {
       "valid, wider bracket and says so (width not met; with --require-width the\n"
       "exit status is then 1); any other failure stops with an error.",
       BRACKET_OPTIONS | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_EPS_MIN) | OPT_BIT(OPT_EPS_MAX) |
-          OPT_BIT(OPT_POINTS) | OPT_BIT(OPT_PRINT_EVENT),
+          OPT_BIT(OPT_POINTS) | OPT_BIT(OPT_PRINT_EVENT) | OPT_BIT(OPT_PLOT),
       NULL, NULL },
 };
 #define NUM_COMMANDS (sizeof commands / sizeof commands[0])
@@ -396,7 +435,7 @@ static void print_command_help(const command_info *cmd)
     };
     static const enum option_id query_group[] = {
         OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_TOLERANCE, OPT_SIGMA_MIN, OPT_SIGMA_MAX, OPT_ORDERS,
-        OPT_EPS_ERROR, OPT_REQUIRE_WIDTH, OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_FAILURE_DELTA,
+        OPT_EPS_ERROR, OPT_REQUIRE_WIDTH, OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_FAILURE_DELTA, OPT_PLOT,
     };
     printf("The mechanism is the Gaussian mechanism with noise multiplier --sigma,\n"
            "Poisson-sampled at rate Q when Q < 1 (or batches of B out of N without\n"
@@ -669,6 +708,14 @@ static int check_event_text(const command_info *cmd, const cli *c)
 static int check_combinations(const command_info *cmd, const cli *c)
 {
     int st;
+    if (c->sweep && cmd->id != CMD_EPSILON && cmd->id != CMD_DELTA)
+        return cli_usage_error("--epochs: a range A:B is for 'epsilon' and 'delta' (one row per epoch count)");
+    if (c->sweep && (c->shuffled || c->event_text || c->event_file))
+        return cli_usage_error("--epochs: a range needs the mechanism built from flags");
+    if (c->sweep && c->noisy_cgd && (c->epochs_from != floor(c->epochs_from) || c->epochs_by != floor(c->epochs_by)))
+        return cli_usage_error("--epochs: noisy-cgd runs whole epochs: the range's start and step must be whole");
+    if (c->plot && !c->sweep && cmd->id != CMD_PROFILE)
+        return cli_usage_error("--plot: for 'profile', or with an --epochs range");
     if (c->event_file && given(c, OPT_MECHANISM))
         return cli_usage_error("--event: cannot be combined with --mechanism (both describe the mechanism)");
     if (c->event_text || c->event_file) {

@@ -24,7 +24,7 @@ enum option_id {
     OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE,
     OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS, OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS,
     OPT_FAILURE_DELTA, OPT_TOLERANCE, OPT_SIGMA_MIN, OPT_SIGMA_MAX, OPT_REQUIRE_WIDTH, OPT_EVENT, OPT_PRINT_EVENT,
-    OPT_NOISE_MULTIPLIER, OPT_MAX_EXAMPLES, OPT_HELP, OPT_COUNT
+    OPT_NOISE_MULTIPLIER, OPT_MAX_EXAMPLES, OPT_PLOT, OPT_HELP, OPT_COUNT
 };
 
 /* calibrate --solve sigma searches [--sigma-min, --sigma-max]: these by default */
@@ -47,6 +47,9 @@ typedef struct cli {
     double eps_min, eps_max; /* profile: the range of epsilon */
     uint64_t batch, dataset, steps, points;
     uint64_t max_examples;   /* statement --max-examples-per-user (0: not given) */
+    int sweep;               /* --epochs A:B[:S]: one row per epoch count */
+    double epochs_from, epochs_by; /* the range's start and step (its end is `epochs`) */
+    const char *plot;        /* --plot FILE: the figure (profile, sweeps) */
     dpa_relation relation;
     int without_replacement; /* --sampling without-replacement */
     int noisy_cgd;           /* --mechanism noisy-cgd */

@@ -19,6 +19,7 @@
 
 #include "cli_args.h"
 #include "cli_statement.h"
+#include "cli_plot.h"
 #include "cli_report.h"
 #include "dpacct.h"
 
@@ -192,16 +193,120 @@ static int run_single(const cli *c, const mechanism *m, const query_spec *qs)
     return CLI_EXIT_OK;
 }
 
+/* --epochs A:B[:S]: the query after each epoch count of the range, one
+ * row each, by one accountant (the first point's, or --accountant), and
+ * with --plot the figure.  Each point is its own composition: the work
+ * shared between points is FFTW's plans (kept for the process). */
+static int run_sweep(const cli *c, const mechanism *m, const query_spec *qs)
+{
+    size_t n = (size_t)floor((c->epochs - c->epochs_from) / c->epochs_by * (1.0 + 1e-12)) + 1;
+    double *x = calloc(n, sizeof *x), *lo = calloc(n, sizeof *lo), *up = calloc(n, sizeof *up);
+    uint64_t *steps = calloc(n, sizeof *steps);
+    result *rows = calloc(n, sizeof *rows);
+    dpa_error err = { 0 };
+    int st = CLI_EXIT_OK;
+    const char *method = NULL, *width_reason = NULL;
+    if (!x || !lo || !up || !steps || !rows) {
+        set_error(&err, DPA_ENOMEM, "out of memory");
+        st = library_error(&err);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        mechanism mm = *m;
+        x[i] = c->epochs_from + (double)i * c->epochs_by;
+        if (m->noisy_cgd) mm.steps = (uint64_t)x[i];
+        else if (epochs_steps(x[i], m->q, &mm.steps)) {
+            set_error(&err, DPA_EINVAL, "--epochs: %g epochs at sampling rate %g is 2^64 steps or more", x[i], m->q);
+            st = library_error(&err);
+            goto done;
+        }
+        steps[i] = mm.steps;
+        dpa_options opt;
+        const char *chosen;
+        dpa_event *e = event_and_method(c, &mm, &opt, &chosen, &err);
+        if (!e) {
+            st = library_error(&err);
+            goto done;
+        }
+        if (!method) method = chosen;
+        run_accountant(method, &opt, e, qs, &rows[i]);
+        dpa_event_free(e);
+        if (!has_value(&rows[i])) {
+            cli_error("%s", rows[i].reason);
+            st = CLI_EXIT_LIBRARY;
+            goto done;
+        }
+        if (rows[i].width_failed && !width_reason) width_reason = rows[i].reason;
+        up[i] = rows[i].bound.upper;
+        lo[i] = rows[i].bound.flags & DPA_NO_LOWER ? 0.0 : rows[i].bound.lower;
+    }
+    const char *q = reported_name(qs);
+    char at[CLI_NUMBER_SIZE];
+    cli_format_value(qs->at, CLI_ROLE_PLAIN, CLI_STYLE_TEXT, at);
+    if (c->format == CLI_FORMAT_JSON) {
+        printf("{\n  \"relation\": \"%s\",\n  \"method\": \"%s\",\n  \"%s\": %s,\n  \"sweep\": [",
+               relation_name(c->relation), method, given_name(qs), at);
+    } else if (c->format == CLI_FORMAT_CSV) {
+        printf("epochs,steps,%s_upper,%s_lower,flags\n", q, q);
+    } else {
+        printf("relation: %s, method %s, %s = %s\n%-10s %-12s %-16s %-16s %s\n", relation_name(c->relation), method,
+               given_name(qs), at, "epochs", "steps", "upper", "lower", "notes");
+    }
+    for (size_t i = 0; i < n; i++) {
+        char e[CLI_NUMBER_SIZE], notes[384];
+        cli_bound_text t;
+        if (cli_format_value(x[i], CLI_ROLE_PLAIN, cli_style_of(c->format), e) ||
+            cli_format_bound(&rows[i].bound, cli_style_of(c->format), &t)) {
+            if (c->format == CLI_FORMAT_JSON) printf("\n  ]\n}\n");
+            st = nan_output();
+            goto done;
+        }
+        if (!dpa_bound_describe(rows[i].bound.flags, notes, sizeof notes)) snprintf(notes, sizeof notes, "-");
+        if (c->format == CLI_FORMAT_JSON) {
+            printf("%s\n    {\"epochs\": %s, \"steps\": %" PRIu64 ", \"%s_upper\": %s, \"%s_lower\": %s, \"notes\": ",
+                   i ? "," : "", e, steps[i], q, t.upper, q, t.lower);
+            cli_json_string(stdout, notes);
+            printf("}");
+        } else if (c->format == CLI_FORMAT_CSV) {
+            printf("%s,%" PRIu64 ",%s,%s,", e, steps[i], t.upper, t.lower);
+            cli_csv_field(stdout, notes);
+            printf("\n");
+        } else {
+            printf("%-10s %-12" PRIu64 " %-16s %-16s %s\n", e, steps[i], t.upper, t.lower, notes);
+        }
+    }
+    if (c->format == CLI_FORMAT_JSON) printf("\n  ]\n}\n");
+    if (c->plot) {
+        char why[512], title[256];
+        snprintf(title, sizeof title, "%s at %s = %s (%s, %s)", q, given_name(qs), at, method,
+                 relation_name(c->relation));
+        cli_plot_spec p = { c->plot, title, "epochs", q, x, lo, up, n, qs->kind == QUERY_DELTA };
+        if (cli_plot(&p, why, sizeof why)) {
+            cli_error("--plot: %s", why);
+            st = CLI_EXIT_LIBRARY;
+            goto done;
+        }
+    }
+    if (width_reason) st = width_error(width_reason);
+done:
+    free(x);
+    free(lo);
+    free(up);
+    free(steps);
+    free(rows);
+    return st;
+}
+
 static int cmd_epsilon(const cli *c, const mechanism *m)
 {
     query_spec qs = { QUERY_EPSILON, c->delta, c->failure_delta };
-    return run_single(c, m, &qs);
+    return c->sweep ? run_sweep(c, m, &qs) : run_single(c, m, &qs);
 }
 
 static int cmd_delta(const cli *c, const mechanism *m)
 {
     query_spec qs = { QUERY_DELTA, c->epsilon, c->failure_delta };
-    return run_single(c, m, &qs);
+    return c->sweep ? run_sweep(c, m, &qs) : run_single(c, m, &qs);
 }
 
 /* Reference rows for a shuffled mechanism's epsilon query, composed
@@ -759,6 +864,14 @@ static int cmd_profile(const cli *c, const mechanism *m)
         printf("mechanism: %s, %s neighbours, method %s\n%-14s %-16s %-16s %s\n", mech,
                relation_name(c->relation), method, "epsilon", "delta lower", "delta upper", "notes");
     }
+    double *px = c->plot ? calloc(c->points, sizeof *px) : NULL, *plo = c->plot ? calloc(c->points, sizeof *plo) : NULL,
+           *pup = c->plot ? calloc(c->points, sizeof *pup) : NULL;
+    if (c->plot && (!px || !plo || !pup)) {
+        free(px), free(plo), free(pup);
+        dpa_accountant_free(a);
+        set_error(&err, DPA_ENOMEM, "out of memory");
+        return library_error(&err);
+    }
     for (uint64_t i = 0; i < c->points; i++) {
         double eps = c->eps_min + (c->eps_max - c->eps_min) * (double)i / (double)(c->points - 1);
         if (i + 1 == c->points) eps = c->eps_max;
@@ -774,6 +887,11 @@ static int cmd_profile(const cli *c, const mechanism *m)
             return library_error(&err);
         }
         if (st && !width_failed.status) width_failed = err;
+        if (px) {
+            px[i] = eps;
+            pup[i] = b.upper;
+            plo[i] = b.lower;
+        }
         char x[CLI_NUMBER_SIZE], notes[384], note[128];
         cli_bound_text t;
         size_t used = dpa_bound_describe(b.flags, notes, sizeof notes);
@@ -801,6 +919,17 @@ static int cmd_profile(const cli *c, const mechanism *m)
     }
     if (c->format == CLI_FORMAT_JSON) printf("\n  ]\n}\n");
     dpa_accountant_free(a);
+    if (px) {
+        char why[512], title[DESCRIPTION_SIZE + 64];
+        snprintf(title, sizeof title, "privacy profile of %s (%s, %s)", mech, method, relation_name(c->relation));
+        cli_plot_spec p = { c->plot, title, "epsilon", "delta", px, plo, pup, (size_t)c->points, 1 };
+        int bad = cli_plot(&p, why, sizeof why);
+        free(px), free(plo), free(pup);
+        if (bad) {
+            cli_error("--plot: %s", why);
+            return CLI_EXIT_LIBRARY;
+        }
+    }
     if (width_failed.status) return width_error(width_failed.message);
     return CLI_EXIT_OK;
 }

@@ -1223,5 +1223,35 @@ expect_usage "statement: --max-examples-per-user 0" "--max-examples-per-user" \
 expect_usage "--max-examples-per-user is statement's" "--max-examples-per-user" \
     epsilon --sigma 1 --delta 1e-5 --max-examples-per-user 2
 
+# ---- sweeps (--epochs A:B[:S]) and figures (--plot, through gnuplot) -----------
+# sigma 2, no sampling: E epochs are E Gaussian steps, mu^2 = E/4; at E = 4
+# that is mu = 1 (EPS_MU1).
+expect_ok "--epochs 1:4: one row per epoch count" '^4 +4 +4\.377' \
+    epsilon --sigma 2 --epochs 1:4 --delta 1e-5 --accountant gaussian
+check "sweep: 4 epochs brackets $EPS_MU1" "v1 >= v3 && v2 <= v3" \
+    "$(awk '$1 == 4 { print $3 }' "$TMP/out")" "$(awk '$1 == 4 { print $4 }' "$TMP/out")" "$EPS_MU1"
+if [ "$(grep -Ec '^[0-9]+ +[0-9]+ ' "$TMP/out")" -eq 4 ]; then pass "sweep: 4 rows"; else fail "sweep: 4 rows"; fi
+expect_ok "--epochs A:B:S with sampling: steps ceil(E/q)" '^10 +1000 ' \
+    epsilon --sigma 1 --sampling-rate 0.01 --epochs 1:10:3 --delta 1e-5 --accountant rdp
+single_rdp() { run epsilon --sigma 1 --sampling-rate 0.01 --steps "$1" --delta 1e-5 --accountant rdp; field upper; }
+sweep_700=$(awk '$1 == 7 { print $3 }' "$TMP/out")
+check "sweep: the 7-epoch row is the 700-step query" "v1 == v2" "$sweep_700" "$(single_rdp 700)"
+expect_ok "sweep --format json" '"sweep": \[' epsilon --sigma 2 --epochs 1:3 --delta 1e-5 --format json
+if is_json "$TMP/out"; then pass "sweep json is valid JSON"; else fail "sweep json is valid JSON"; fi
+expect_ok "sweep --format csv" '^epochs,steps,delta_upper' delta --sigma 2 --epochs 1:3 --epsilon 1 --format csv
+expect_ok "sweep --plot writes an SVG" '^3 ' epsilon --sigma 2 --epochs 1:3 --delta 1e-5 --plot "$TMP/sweep.svg"
+if head -c 400 "$TMP/sweep.svg" | grep -q '<svg'; then pass "sweep figure is SVG"; else fail "sweep figure is SVG"; fi
+expect_ok "profile --plot writes a PNG" '^1 ' profile --sigma 1 --steps 10 --eps-max 1 --points 3 --plot "$TMP/p.png"
+if [ "$(head -c 4 "$TMP/p.png" | od -An -c | tr -d ' ')" = '211PNG' ]; then pass "profile figure is PNG"
+else fail "profile figure is PNG"; fi
+expect_ok "profile --plot writes a PDF" '^1 ' profile --sigma 1 --steps 10 --eps-max 1 --points 3 --plot "$TMP/p.pdf"
+if head -c 5 "$TMP/p.pdf" | grep -q '%PDF-'; then pass "profile figure is PDF"; else fail "profile figure is PDF"; fi
+expect_usage "--plot needs a known extension" "--plot" profile --sigma 1 --plot "$TMP/p.jpg"
+expect_usage "--plot is for profile and sweeps" "--plot" epsilon --sigma 1 --delta 1e-5 --plot "$TMP/x.png"
+expect_usage "--epochs range: start after end" "--epochs" epsilon --sigma 1 --epochs 5:1 --delta 1e-5
+expect_usage "--epochs range: malformed" "--epochs" epsilon --sigma 1 --epochs 1:x --delta 1e-5
+expect_usage "--epochs range: too many points" "--epochs" epsilon --sigma 1 --epochs 1:100000 --delta 1e-5
+expect_usage "--epochs range: not for compare" "--epochs" compare --sigma 1 --epochs 1:3 --delta 1e-5
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
