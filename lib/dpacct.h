@@ -1,7 +1,7 @@
 /*
  * dpacct.h - public interface of libdpacct, the differential-privacy accountant.
  *
- * Conventions (see docs/api.md and DESIGN.md):
+ * Conventions (see docs/api.md; every function: docs/api-reference.md):
  *  - Every fallible function takes an optional `dpa_error *err` as its last
  *    argument.  Functions that produce an object return it (NULL on failure);
  *    all others return an int status: DPA_OK (0) or a negative DPA_E* code.
