@@ -130,6 +130,120 @@ const char *cli_json_escape(const char *s, char *buf, size_t size)
     return buf;
 }
 
+/* ---- JSON documents ---------------------------------------------------------------- */
+
+json_t *cli_json_number(const char *text)
+{
+    if (!text) return NULL;
+    if (!strcmp(text, "null")) return json_null();
+    if (!strcmp(text, "\"inf\"")) return json_string("inf");
+    if (!strcmp(text, "\"-inf\"")) return json_string("-inf");
+    char *end;
+    double x = strtod(text, &end);
+    if (end == text || *end || !isfinite(x)) return NULL;
+    /* the text reads back as x, and cli_json_real_text(x) is the text:
+     * cli_format_value writes "%.10g", which any double nearest to it
+     * gives back, or "%.17g" when "%.10g" of x does not read back as x */
+    return json_real(x);
+}
+
+json_t *cli_json_value(double x, cli_role role)
+{
+    char buf[CLI_NUMBER_SIZE];
+    if (cli_format_value(x, role, CLI_STYLE_JSON, buf)) return NULL;
+    return cli_json_number(buf);
+}
+
+json_t *cli_json_text(const char *s)
+{
+    if (!s) return NULL;
+    json_t *j = json_string(s);
+    if (j) return j;
+    /* not UTF-8 (or without memory): each invalid byte as \xNN */
+    size_t size = 4 * strlen(s) + 8;
+    char *buf = malloc(size);
+    if (!buf) return NULL;
+    j = json_string(dpa_escape(s, 0, buf, size));
+    free(buf);
+    return j;
+}
+
+const char *cli_json_real_text(double x, char *buf)
+{
+    snprintf(buf, CLI_NUMBER_SIZE, "%.10g", x);
+    if (strtod(buf, NULL) != x) snprintf(buf, CLI_NUMBER_SIZE, "%.17g", x);
+    return buf;
+}
+
+/* A real as jansson writes it: a number token with a '.' or an exponent
+ * (an integer is written without either). */
+static int is_real_token(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '.' || s[i] == 'e' || s[i] == 'E') return 1;
+    return 0;
+}
+
+int cli_json_print(FILE *out, json_t *doc)
+{
+    if (!doc) return -1;
+    /* every real is dumped with 17 digits (it reads back as the same
+     * double), then written as cli_json_real_text of that double */
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(doc);
+    if (!text) return -1;
+    size_t len = strlen(text), cap = len + len / 2 + 64, k = 0;
+    char *res = malloc(cap);
+    if (!res) {
+        free(text);
+        return -1;
+    }
+    int in_string = 0;
+    for (size_t i = 0; i < len;) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\' && i + 1 < len) res[k++] = text[i++];
+            else if (c == '"') in_string = 0;
+            res[k++] = text[i++];
+        } else if (c == '"') {
+            in_string = 1;
+            res[k++] = text[i++];
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            size_t j = i;
+            while (j < len && strchr("+-.0123456789eE", text[j])) j++;
+            if (is_real_token(text + i, j - i)) {
+                char num[CLI_NUMBER_SIZE];
+                cli_json_real_text(strtod(text + i, NULL), num);
+                size_t m = strlen(num);
+                if (k + m + (len - j) + 2 > cap) {
+                    cap = 2 * (k + m + (len - j)) + 64;
+                    char *bigger = realloc(res, cap);
+                    if (!bigger) {
+                        free(res);
+                        free(text);
+                        return -1;
+                    }
+                    res = bigger;
+                }
+                memcpy(res + k, num, m);
+                k += m;
+            } else {
+                memcpy(res + k, text + i, j - i);
+                k += j - i;
+            }
+            i = j;
+        } else {
+            res[k++] = text[i++];
+        }
+    }
+    res[k] = '\0';
+    free(text);
+    fputs(res, out);
+    fputc('\n', out);
+    free(res);
+    return 0;
+}
+
 void cli_csv_field(FILE *out, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {

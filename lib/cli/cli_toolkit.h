@@ -11,7 +11,8 @@
  *   options    option tables (name, metavar, help) read with getopt_long
  *              one option at a time, with the errors worded once
  *   output     bounds rounded against the user (upper up, lower down) in
- *              text, CSV and JSON; JSON strings and CSV fields escaped
+ *              text, CSV and JSON; CSV fields escaped; JSON documents
+ *              built with jansson, numbers printed as formatted
  *   progress   the progress bar on stderr, and a monotonic clock
  */
 #ifndef DPACCT_CLI_TOOLKIT_H
@@ -20,6 +21,7 @@
 #include "dpacct.h"
 
 #include <getopt.h>
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -146,6 +148,34 @@ int cli_format_bound(const dpa_bound *b, cli_style style, cli_bound_text *out);
 /* The line for a NaN that reached the output. */
 #define CLI_NAN_OUTPUT_MESSAGE \
     "internal error: a bound with no value (NaN) reached the output; please report this bug"
+
+/* ---- JSON documents ----------------------------------------------------------------
+ * Every JSON document the commands print is a jansson tree (docs/json.md)
+ * printed by cli_json_print.  Numbers keep the decimal cli_format_value
+ * wrote: cli_json_number turns that text into a node, and cli_json_print
+ * writes every real back as that same decimal (jansson alone would write
+ * 17 digits, or a precision shared by every real of the document, and
+ * round to nearest, which could put an upper bound below its value). */
+
+/* A node for text written by cli_format_value in CLI_STYLE_JSON (or by
+ * cli_format_absent): null, the string "inf"/"-inf", or a real that
+ * cli_json_print writes back as exactly `text`.  NULL on a text that is no
+ * such number, or without memory. */
+json_t *cli_json_number(const char *text);
+/* cli_format_value(x, role, CLI_STYLE_JSON) as a node; NULL for a NaN. */
+json_t *cli_json_value(double x, cli_role role);
+/* A JSON string of `s`: jansson escapes it; a string that is not valid
+ * UTF-8 is escaped first by dpa_escape (bytes as \xNN), so that no field
+ * is lost.  NULL only without memory. */
+json_t *cli_json_text(const char *s);
+/* Print `doc` (indented by 2, keys in insertion order, a final newline)
+ * and release it; -1 when doc is NULL (a node failed to build) or the
+ * dump fails, with nothing printed. */
+int cli_json_print(FILE *out, json_t *doc);
+/* The decimal cli_json_print writes for a real of value x: the 10-digit
+ * form when it reads back as x, else the 17-digit one (what
+ * cli_format_value wrote when x came from cli_json_number). */
+const char *cli_json_real_text(double x, char *buf);
 
 /* A JSON string, quoted and escaped (quotes, backslashes, control bytes). */
 void cli_json_string(FILE *out, const char *s);
