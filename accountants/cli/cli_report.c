@@ -158,31 +158,28 @@ static int row_text(const result *r, cli_style style, cli_bound_text *t)
     return 0;
 }
 
-static int print_json_result(FILE *out, const result *r, const query_spec *qs)
+/* One row of compare's "results" (or the only one), NULL when a node
+ * failed to build (no memory). */
+static json_t *json_result(const result *r, const query_spec *qs, const cli_bound_text *t)
 {
-    char num[CLI_NUMBER_SIZE], words[MAX_FLAG_WORDS][96];
-    cli_bound_text t;
-    if (row_text(r, CLI_STYLE_JSON, &t)) return -1;
+    char words[MAX_FLAG_WORDS][96], key_upper[64], key_lower[64];
     const char *q = reported_name(qs);
-    int ok = has_value(r);
-    fputs("    {\"method\": ", out);
-    cli_json_string(out, r->method);
-    fprintf(out, ", \"supported\": %s, \"reason\": ", r->supported ? "true" : "false");
-    if (r->reason[0]) cli_json_string(out, r->reason);
-    else fputs("null", out);
-    fprintf(out, ", \"%s_upper\": %s, \"%s_lower\": %s, \"estimate\": %s, \"order\": %s", q, t.upper, q, t.lower,
-            t.estimate, t.order);
-    fputs(", \"flags\": [", out);
-    size_t n = ok ? flag_words(r->bound.flags, words) : 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i) fputs(", ", out);
-        cli_json_string(out, words[i]);
-    }
-    fprintf(out, "], \"approximate\": %s, \"time_ms\": ", is_approximate(r) ? "true" : "false");
-    if (!r->supported || cli_format_value(r->time_ms, CLI_ROLE_PLAIN, CLI_STYLE_JSON, num)) fputs("null", out);
-    else fputs(num, out);
-    fputs("}", out);
-    return 0;
+    snprintf(key_upper, sizeof key_upper, "%s_upper", q);
+    snprintf(key_lower, sizeof key_lower, "%s_lower", q);
+    json_t *flags = json_array();
+    size_t n = has_value(r) ? flag_words(r->bound.flags, words) : 0;
+    for (size_t i = 0; flags && i < n; i++)
+        if (json_array_append_new(flags, cli_json_text(words[i]))) {
+            json_decref(flags);
+            flags = NULL;
+        }
+    json_t *time_ms = r->supported ? cli_json_value(r->time_ms, CLI_ROLE_PLAIN) : NULL;
+    if (!time_ms) time_ms = json_null();
+    return json_pack("{s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "method", cli_json_text(r->method),
+                     "supported", r->supported, "reason", r->reason[0] ? cli_json_text(r->reason) : json_null(),
+                     key_upper, cli_json_number(t->upper), key_lower, cli_json_number(t->lower), "estimate",
+                     cli_json_number(t->estimate), "order", cli_json_number(t->order), "flags", flags,
+                     "approximate", is_approximate(r), "time_ms", time_ms);
 }
 
 static int print_json(FILE *out, const char *mech, dpa_relation relation, const query_spec *qs,
@@ -193,18 +190,21 @@ static int print_json(FILE *out, const char *mech, dpa_relation relation, const 
     for (size_t i = 0; i < n; i++)
         if (row_text(&rows[i], CLI_STYLE_JSON, &t)) return -1;   /* before anything is printed */
     if (cli_format_value(qs->at, CLI_ROLE_PLAIN, CLI_STYLE_JSON, num)) return -1;
-    fputs("{\n  \"mechanism\": ", out);
-    cli_json_string(out, mech);
-    fputs(",\n  \"relation\": ", out);
-    cli_json_string(out, relation_name(relation));
-    fputs(",\n  \"sigma_is\": ", out);
-    cli_json_string(out, noise_unit(relation));
-    fprintf(out, ",\n  \"%s\": %s,\n  \"results\": [\n", given_name(qs), num);
-    for (size_t i = 0; i < n; i++) {
-        print_json_result(out, &rows[i], qs);
-        fputs(i + 1 < n ? ",\n" : "\n", out);
+    json_t *results = json_array();
+    for (size_t i = 0; results && i < n; i++) {
+        row_text(&rows[i], CLI_STYLE_JSON, &t);
+        if (json_array_append_new(results, json_result(&rows[i], qs, &t))) {
+            json_decref(results);
+            results = NULL;
+        }
     }
-    fputs("  ]\n}\n", out);
+    json_t *doc = json_pack("{s:o, s:o, s:o, s:o, s:o}", "mechanism", cli_json_text(mech), "relation",
+                            cli_json_text(relation_name(relation)), "sigma_is", cli_json_text(noise_unit(relation)),
+                            given_name(qs), cli_json_number(num), "results", results);
+    if (cli_json_print(out, doc)) {
+        cli_error("out of memory while writing the JSON output");
+        return -2;
+    }
     return 0;
 }
 

@@ -56,7 +56,8 @@ const char *width_note(const dpa_bound *b, double tolerance, char *buf, size_t s
 
 /* Print n results (single: one accountant's bound; else the compare table).
  * Returns -1, having printed nothing, when a bound holds a NaN (the caller
- * reports CLI_NAN_OUTPUT_MESSAGE and exits 1). */
+ * reports CLI_NAN_OUTPUT_MESSAGE and exits 1); -2, having printed a
+ * message and no output, when the JSON document could not be built. */
 int print_results(cli_format format, dpa_relation relation, const char *mech,
                   const query_spec *qs, const result *rows, size_t n, int single);
 

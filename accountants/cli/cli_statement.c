@@ -9,7 +9,8 @@
  *
  * The numbers are those `dpacct compare` prints for the same flags (the
  * same accountants, options and rounding: upper bounds rounded up).  JSON
- * is written with jansson.
+ * is written with jansson through the toolkit (cli_json_print), its numbers
+ * as the text prints them.
  */
 #include "cli_statement.h"
 
@@ -168,10 +169,21 @@ static void epsilon_words(const example_level *ex, char *buf, size_t size)
 static json_t *json_example(const example_level *ex)
 {
     if (!ex->defined) return json_null();
-    if (!has_value(&ex->best)) return json_pack("{s:s}", "error", ex->best.reason);
-    json_t *o = json_pack("{s:s, s:f}", "method", ex->best.method, "epsilon_upper", ex->best.bound.upper);
-    if (o && !(ex->best.bound.flags & DPA_NO_LOWER)) json_object_set_new(o, "epsilon_lower", json_real(ex->best.bound.lower));
-    if (o) json_object_set_new(o, "rdp_epsilon_upper", has_value(&ex->rdp) ? json_real(ex->rdp.bound.upper) : json_null());
+    if (!has_value(&ex->best)) return json_pack("{s:o}", "error", cli_json_text(ex->best.reason));
+    /* the numbers as the text prints them: upper rounded up, lower down */
+    json_t *o = json_pack("{s:o, s:o}", "method", cli_json_text(ex->best.method), "epsilon_upper",
+                          cli_json_value(ex->best.bound.upper, CLI_ROLE_UPPER));
+    if (o && !(ex->best.bound.flags & DPA_NO_LOWER) &&
+        json_object_set_new(o, "epsilon_lower", cli_json_value(ex->best.bound.lower, CLI_ROLE_LOWER))) {
+        json_decref(o);
+        return NULL;
+    }
+    if (o && json_object_set_new(o, "rdp_epsilon_upper",
+                                 has_value(&ex->rdp) ? cli_json_value(ex->rdp.bound.upper, CLI_ROLE_UPPER)
+                                                     : json_null())) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -228,23 +240,28 @@ int cmd_statement(const cli *c, const mechanism *m)
                      "delta = %s by group privacy.", user.k, delta);
     }
     if (c->format == CLI_FORMAT_JSON) {
-        json_t *doc = json_pack("{s:s, s:I, s:f, s:f, s:s, s:f, s:o, s:o}", "run", run, "steps",
-                                (json_int_t)m->steps, "epochs", epochs, "noise_multiplier", z, "sampling",
-                                m->batch ? "without-replacement" : m->q < 1.0 ? "poisson" : "none", "delta", c->delta,
-                                "add-remove", json_example(&ex[0]), "replace-one", json_example(&ex[1]));
-        if (doc && c->max_examples > 1)
+        /* every number through cli_format_value, as in the text: bounds
+         * rounded outward, the rest to 10 significant digits */
+        json_t *doc = json_pack("{s:o, s:I, s:o, s:o, s:s, s:o, s:o, s:o}", "run", cli_json_text(run), "steps",
+                                (json_int_t)m->steps, "epochs", cli_json_value(epochs, CLI_ROLE_PLAIN),
+                                "noise_multiplier", cli_json_value(z, CLI_ROLE_PLAIN), "sampling",
+                                m->batch ? "without-replacement" : m->q < 1.0 ? "poisson" : "none", "delta",
+                                cli_json_value(c->delta, CLI_ROLE_PLAIN), "add-remove", json_example(&ex[0]),
+                                "replace-one", json_example(&ex[1]));
+        if (doc && c->max_examples > 1 &&
             json_object_set_new(doc, "user_level",
-                                user.found ? json_pack("{s:I, s:f, s:f, s:f}", "max_examples_per_user",
-                                                       (json_int_t)user.k, "epsilon_upper", user.epsilon,
-                                                       "example_epsilon", user.example_epsilon, "example_delta",
-                                                       user.example_delta)
-                                           : json_null());
-        char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
-        json_decref(doc);
-        if (!text) return -1;
-        puts(text);
-        free(text);
-        return 0;
+                                user.found ? json_pack("{s:I, s:o, s:o, s:o}", "max_examples_per_user",
+                                                       (json_int_t)user.k, "epsilon_upper",
+                                                       cli_json_value(user.epsilon, CLI_ROLE_UPPER),
+                                                       "example_epsilon",
+                                                       cli_json_value(user.example_epsilon, CLI_ROLE_UPPER),
+                                                       "example_delta",
+                                                       cli_json_value(user.example_delta, CLI_ROLE_PLAIN))
+                                           : json_null())) {
+            json_decref(doc);
+            doc = NULL;
+        }
+        return cli_json_print(stdout, doc);
     }
     printf("%s\n\n", run);
     printf("Example-level DP at delta = %s, add-or-remove-one neighbours: %s.\n", delta, words[0]);

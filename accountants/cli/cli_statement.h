@@ -8,7 +8,8 @@
 #include "cli_args.h"
 #include "cli_report.h"
 
-/* Prints the statement; 0, or -1 when out of memory (nothing printed). */
+/* Prints the statement; 0, or -1 when out of memory or a value is NaN
+ * (nothing printed). */
 int cmd_statement(const cli *c, const mechanism *m);
 
 #endif

@@ -51,6 +51,20 @@ static int nan_output(void)
     return CLI_EXIT_LIBRARY;
 }
 
+/* A JSON document that could not be built or written (no memory). */
+static int json_failed(void)
+{
+    cli_error("out of memory while writing the JSON output");
+    return CLI_EXIT_LIBRARY;
+}
+
+/* The exit status after print_results failed with `r`: -1 a NaN, -2 the
+ * JSON document (its message printed). */
+static int report_failed(int r)
+{
+    return r == -2 ? CLI_EXIT_LIBRARY : nan_output();
+}
+
 
 /* Fill a public error struct for failures detected in the CLI itself
  * (the library's own helper is private). */
@@ -188,7 +202,8 @@ static int run_single(const cli *c, const mechanism *m, const query_spec *qs)
         cli_error("%s", r.reason);
         return CLI_EXIT_LIBRARY;
     }
-    if (print_results(c->format, c->relation, mech, qs, &r, 1, 1)) return nan_output();
+    int pr = print_results(c->format, c->relation, mech, qs, &r, 1, 1);
+    if (pr) return report_failed(pr);
     if (r.width_failed) return width_error(r.reason);
     return CLI_EXIT_OK;
 }
@@ -206,6 +221,7 @@ static int run_sweep(const cli *c, const mechanism *m, const query_spec *qs)
     dpa_error err = { 0 };
     int st = CLI_EXIT_OK;
     const char *method = NULL, *width_reason = NULL;
+    json_t *rows_json = NULL, *doc = NULL; /* --format json: the document, printed when complete or failing */
     if (!x || !lo || !up || !steps || !rows) {
         set_error(&err, DPA_ENOMEM, "out of memory");
         st = library_error(&err);
@@ -244,8 +260,15 @@ static int run_sweep(const cli *c, const mechanism *m, const query_spec *qs)
     char at[CLI_NUMBER_SIZE];
     cli_format_value(qs->at, CLI_ROLE_PLAIN, CLI_STYLE_TEXT, at);
     if (c->format == CLI_FORMAT_JSON) {
-        printf("{\n  \"relation\": \"%s\",\n  \"method\": \"%s\",\n  \"%s\": %s,\n  \"sweep\": [",
-               relation_name(c->relation), method, given_name(qs), at);
+        char at_json[CLI_NUMBER_SIZE];
+        cli_format_value(qs->at, CLI_ROLE_PLAIN, CLI_STYLE_JSON, at_json);
+        rows_json = json_array();
+        doc = json_pack("{s:o, s:o, s:o, s:o}", "relation", cli_json_text(relation_name(c->relation)), "method",
+                        cli_json_text(method), given_name(qs), cli_json_number(at_json), "sweep", rows_json);
+        if (!doc) {
+            st = json_failed();
+            goto done;
+        }
     } else if (c->format == CLI_FORMAT_CSV) {
         printf("epochs,steps,%s_upper,%s_lower,flags\n", q, q);
     } else {
@@ -257,16 +280,23 @@ static int run_sweep(const cli *c, const mechanism *m, const query_spec *qs)
         cli_bound_text t;
         if (cli_format_value(x[i], CLI_ROLE_PLAIN, cli_style_of(c->format), e) ||
             cli_format_bound(&rows[i].bound, cli_style_of(c->format), &t)) {
-            if (c->format == CLI_FORMAT_JSON) printf("\n  ]\n}\n");
+            if (doc) cli_json_print(stdout, doc);
+            doc = NULL;
             st = nan_output();
             goto done;
         }
         if (!dpa_bound_describe(rows[i].bound.flags, notes, sizeof notes)) snprintf(notes, sizeof notes, "-");
         if (c->format == CLI_FORMAT_JSON) {
-            printf("%s\n    {\"epochs\": %s, \"steps\": %" PRIu64 ", \"%s_upper\": %s, \"%s_lower\": %s, \"notes\": ",
-                   i ? "," : "", e, steps[i], q, t.upper, q, t.lower);
-            cli_json_string(stdout, notes);
-            printf("}");
+            char key_upper[64], key_lower[64];
+            snprintf(key_upper, sizeof key_upper, "%s_upper", q);
+            snprintf(key_lower, sizeof key_lower, "%s_lower", q);
+            if (json_array_append_new(rows_json, json_pack("{s:o, s:I, s:o, s:o, s:o}", "epochs", cli_json_number(e),
+                                                           "steps", (json_int_t)steps[i], key_upper,
+                                                           cli_json_number(t.upper), key_lower,
+                                                           cli_json_number(t.lower), "notes", cli_json_text(notes)))) {
+                st = json_failed();
+                goto done;
+            }
         } else if (c->format == CLI_FORMAT_CSV) {
             printf("%s,%" PRIu64 ",%s,%s,", e, steps[i], t.upper, t.lower);
             cli_csv_field(stdout, notes);
@@ -275,7 +305,14 @@ static int run_sweep(const cli *c, const mechanism *m, const query_spec *qs)
             printf("%-10s %-12" PRIu64 " %-16s %-16s %s\n", e, steps[i], t.upper, t.lower, notes);
         }
     }
-    if (c->format == CLI_FORMAT_JSON) printf("\n  ]\n}\n");
+    if (doc) {
+        int bad = cli_json_print(stdout, doc);
+        doc = NULL;
+        if (bad) {
+            st = json_failed();
+            goto done;
+        }
+    }
     if (c->plot) {
         char why[512], title[256];
         snprintf(title, sizeof title, "%s at %s = %s (%s, %s)", q, given_name(qs), at, method,
@@ -289,6 +326,7 @@ static int run_sweep(const cli *c, const mechanism *m, const query_spec *qs)
     }
     if (width_reason) st = width_error(width_reason);
 done:
+    json_decref(doc);
     free(x);
     free(lo);
     free(up);
@@ -413,9 +451,10 @@ static int compare_methods(const cli *c, const mechanism *m, const char *const *
     char mech[DESCRIPTION_SIZE];
     describe_mechanism(c, e, mech, sizeof mech);
     dpa_event_free(e);
-    if (print_results(c->format, c->relation, mech, &qs, rows, n_rows, 0)) {
+    int pr = print_results(c->format, c->relation, mech, &qs, rows, n_rows, 0);
+    if (pr) {
         free(rows);
-        return nan_output();
+        return report_failed(pr);
     }
     if (m->noisy_cgd && c->format == CLI_FORMAT_TABLE)
         printf("composition: the same noisy steps with every iterate released (%" PRIu64
@@ -480,7 +519,8 @@ static int cmd_shuffle_gaussian(const cli *c, const mechanism *m)
     rows[1].bound = (dpa_bound){ 0.0, g.plain_epsilon, g.plain_epsilon, 0.0, DPA_NO_LOWER };
     char mech[DESCRIPTION_SIZE];
     snprintf(mech, sizeof mech, "shuffled gaussian(sigma=%g, n=%" PRIu64 ")", m->sigma, m->users);
-    if (print_results(c->format, c->relation, mech, &qs, rows, 2, 0)) return nan_output();
+    int pr = print_results(c->format, c->relation, mech, &qs, rows, 2, 0);
+    if (pr) return report_failed(pr);
     if (c->format == CLI_FORMAT_TABLE)
         printf("used: %s (epsilon %.6g), the smaller certified bound.\n",
                g.amplified ? "shuffled" : "plain", g.epsilon);
@@ -678,20 +718,23 @@ static int print_calibration(const cli *c, const family_ctx *f, const char *meth
     const char *tol_kind = integer ? "absolute" : "relative";
 
     if (c->format == CLI_FORMAT_JSON) {
-        fputs("{\n  \"mechanism\": ", stdout);
-        cli_json_string(stdout, mech);
-        printf(",\n  \"relation\": \"%s\",\n  \"method\": ", relation_name(c->relation));
-        cli_json_string(stdout, method);
-        printf(",\n  \"solve\": \"%s\",\n  \"target_epsilon\": %s,\n  \"delta\": %s,\n"
-               "  \"value\": %s,\n  \"fails\": %s", what, target, delta, value, fails);
-        printf(",\n  \"epsilon_at_value\": %s,\n  \"epsilon_at_fails\": %s", eps_v, eps_f);
-        printf(",\n  \"steps\": %s,\n  \"sampling_rate\": %s", steps, rate);
-        printf(",\n  \"range\": [%s, %s],\n  \"converged\": %s", range_lo, range_hi, converged ? "true" : "false");
-        printf(",\n  \"evaluations\": %u,\n  \"guide\": ", cal->evaluations);
-        if (cal->guide) cli_json_string(stdout, guide);
-        else fputs("null", stdout);
-        printf(",\n  \"guide_evaluations\": %u,\n  \"tolerance\": %s,\n  \"tolerance_type\": \"%s\"\n}\n",
-               cal->guide_evaluations, tol, tol_kind);
+        json_t *doc = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:[o, o], s:b, s:I, "
+                                "s:o, s:I, s:o, s:o}",
+                                "mechanism", cli_json_text(mech), "relation", cli_json_text(relation_name(c->relation)),
+                                "method", cli_json_text(method), "solve", cli_json_text(what), "target_epsilon",
+                                cli_json_number(target), "delta", cli_json_number(delta), "value",
+                                cli_json_number(value), "fails", cli_json_number(fails), "epsilon_at_value",
+                                cli_json_number(eps_v), "epsilon_at_fails", cli_json_number(eps_f), "steps",
+                                cli_json_number(steps), "sampling_rate", cli_json_number(rate), "range",
+                                cli_json_number(range_lo), cli_json_number(range_hi), "converged", converged,
+                                "evaluations", (json_int_t)cal->evaluations, "guide",
+                                cal->guide ? cli_json_text(guide) : json_null(), "guide_evaluations",
+                                (json_int_t)cal->guide_evaluations, "tolerance", cli_json_number(tol),
+                                "tolerance_type", cli_json_text(tol_kind));
+        if (cli_json_print(stdout, doc)) {
+            json_failed();
+            return -2;
+        }
     } else if (c->format == CLI_FORMAT_CSV) {
         printf("method,solve,relation,target_epsilon,delta,value,fails,epsilon_at_value,"
                "epsilon_at_fails,evaluations,tolerance,tolerance_type,steps,sampling_rate,range_min,range_max,"
@@ -764,7 +807,8 @@ static int cmd_calibrate(const cli *c, const mechanism *m)
     char mech[DESCRIPTION_SIZE];
     dpa_event_describe(found, mech, sizeof mech);
     dpa_event_free(found);
-    if (print_calibration(c, &f, method, mech, &cal, converged)) return nan_output();
+    int pr = print_calibration(c, &f, method, mech, &cal, converged);
+    if (pr) return report_failed(pr);
     return CLI_EXIT_OK;
 }
 
@@ -802,15 +846,23 @@ static int cmd_rdp_curve(const cli *c, const mechanism *m)
             return nan_output();
         }
     if (c->format == CLI_FORMAT_JSON) {
-        printf("{\n  \"mechanism\": ");
-        cli_json_string(stdout, mech);
-        printf(",\n  \"relation\": \"%s\",\n  \"curve\": [", relation_name(c->relation));
-        for (size_t i = 0; i < n; i++) {
+        json_t *curve = json_array();
+        for (size_t i = 0; curve && i < n; i++) {
             cli_format_value(orders[i], CLI_ROLE_PLAIN, style, o);
             cli_format_value(eps[i], CLI_ROLE_UPPER, style, v);
-            printf("%s\n    {\"order\": %s, \"epsilon\": %s}", i ? "," : "", o, v);
+            if (json_array_append_new(curve, json_pack("{s:o, s:o}", "order", cli_json_number(o), "epsilon",
+                                                       cli_json_number(v)))) {
+                json_decref(curve);
+                curve = NULL;
+            }
         }
-        printf("\n  ]\n}\n");
+        json_t *doc = json_pack("{s:o, s:o, s:o}", "mechanism", cli_json_text(mech), "relation",
+                                cli_json_text(relation_name(c->relation)), "curve", curve);
+        if (cli_json_print(stdout, doc)) {
+            free(orders);
+            free(eps);
+            return json_failed();
+        }
     } else if (c->format == CLI_FORMAT_CSV) {
         printf("order,epsilon\n");
         for (size_t i = 0; i < n; i++) {
@@ -853,11 +905,18 @@ static int cmd_profile(const cli *c, const mechanism *m)
         dpa_accountant_free(a);
         return library_error(&err);
     }
+    /* JSON: the rows so far are printed as one document also when a row
+     * fails (as the text and CSV rows before it are) */
+    json_t *rows_json = NULL, *doc = NULL;
     if (c->format == CLI_FORMAT_JSON) {
-        printf("{\n  \"mechanism\": ");
-        cli_json_string(stdout, mech);
-        printf(",\n  \"relation\": \"%s\",\n  \"method\": \"%s\",\n  \"profile\": [",
-               relation_name(c->relation), method);
+        rows_json = json_array();
+        doc = json_pack("{s:o, s:o, s:o, s:o}", "mechanism", cli_json_text(mech), "relation",
+                        cli_json_text(relation_name(c->relation)), "method", cli_json_text(method), "profile",
+                        rows_json);
+        if (!doc) {
+            dpa_accountant_free(a);
+            return json_failed();
+        }
     } else if (c->format == CLI_FORMAT_CSV) {
         printf("epsilon,delta_lower,delta_upper,flags\n");
     } else {
@@ -869,6 +928,7 @@ static int cmd_profile(const cli *c, const mechanism *m)
     if (c->plot && (!px || !plo || !pup)) {
         free(px), free(plo), free(pup);
         dpa_accountant_free(a);
+        json_decref(doc);
         set_error(&err, DPA_ENOMEM, "out of memory");
         return library_error(&err);
     }
@@ -882,7 +942,8 @@ static int cmd_profile(const cli *c, const mechanism *m)
         dpa_bound b;
         st = dpa_accountant_delta(a, eps, &b, &err);
         if (st && !(st == DPA_EACCURACY && (b.flags & DPA_WIDTH_NOT_MET))) {
-            if (c->format == CLI_FORMAT_JSON) printf("\n  ]\n}\n");
+            if (doc) cli_json_print(stdout, doc);
+            free(px), free(plo), free(pup);
             dpa_accountant_free(a);
             return library_error(&err);
         }
@@ -899,16 +960,21 @@ static int cmd_profile(const cli *c, const mechanism *m)
         if (note[0] && used < sizeof notes) snprintf(notes + used, sizeof notes - used, " (%s)", note);
         if (!notes[0]) snprintf(notes, sizeof notes, "-");
         if (cli_format_value(eps, CLI_ROLE_PLAIN, cli_style_of(c->format), x) || cli_format_bound(&b, cli_style_of(c->format), &t)) {
-            if (c->format == CLI_FORMAT_JSON) printf("\n  ]\n}\n");
+            if (doc) cli_json_print(stdout, doc);
+            free(px), free(plo), free(pup);
             dpa_accountant_free(a);
             return nan_output();
         }
         const char *lo = t.lower, *up = t.upper;
         if (c->format == CLI_FORMAT_JSON) {
-            printf("%s\n    {\"epsilon\": %s, \"delta_lower\": %s, \"delta_upper\": %s, \"notes\": ", i ? "," : "",
-                   x, lo, up);
-            cli_json_string(stdout, notes);
-            printf("}");
+            if (json_array_append_new(rows_json, json_pack("{s:o, s:o, s:o, s:o}", "epsilon", cli_json_number(x),
+                                                           "delta_lower", cli_json_number(lo), "delta_upper",
+                                                           cli_json_number(up), "notes", cli_json_text(notes)))) {
+                json_decref(doc);
+                free(px), free(plo), free(pup);
+                dpa_accountant_free(a);
+                return json_failed();
+            }
         } else if (c->format == CLI_FORMAT_CSV) {
             printf("%s,%s,%s,", x, lo, up);
             cli_csv_field(stdout, notes);
@@ -917,7 +983,11 @@ static int cmd_profile(const cli *c, const mechanism *m)
             printf("%-14s %-16s %-16s %s\n", x, lo, up, notes);
         }
     }
-    if (c->format == CLI_FORMAT_JSON) printf("\n  ]\n}\n");
+    if (doc && cli_json_print(stdout, doc)) {
+        free(px), free(plo), free(pup);
+        dpa_accountant_free(a);
+        return json_failed();
+    }
     dpa_accountant_free(a);
     if (px) {
         char why[512], title[DESCRIPTION_SIZE + 64];

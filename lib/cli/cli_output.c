@@ -10,6 +10,7 @@
 
 #include "cli_toolkit.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,13 @@ json_t *cli_json_number(const char *text)
     if (!strcmp(text, "\"inf\"")) return json_string("inf");
     if (!strcmp(text, "\"-inf\"")) return json_string("-inf");
     char *end;
+    /* a whole number (a count, "%" PRIu64 or "%.0f") stays an integer */
+    size_t digits = strspn(text + (text[0] == '-'), "0123456789");
+    if (digits && !text[(text[0] == '-') + digits] && strcmp(text, "-0")) {
+        errno = 0;
+        long long v = strtoll(text, &end, 10);
+        if (!errno && !*end) return json_integer((json_int_t)v);
+    }
     double x = strtod(text, &end);
     if (end == text || *end || !isfinite(x)) return NULL;
     /* the text reads back as x, and cli_json_real_text(x) is the text:

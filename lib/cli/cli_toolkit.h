@@ -158,8 +158,9 @@ int cli_format_bound(const dpa_bound *b, cli_style style, cli_bound_text *out);
  * round to nearest, which could put an upper bound below its value). */
 
 /* A node for text written by cli_format_value in CLI_STYLE_JSON (or by
- * cli_format_absent): null, the string "inf"/"-inf", or a real that
- * cli_json_print writes back as exactly `text`.  NULL on a text that is no
+ * cli_format_absent), or a whole number ("%" PRIu64): null, the string
+ * "inf"/"-inf", an integer, or a real that cli_json_print writes back as
+ * exactly `text`.  NULL on a text that is no
  * such number, or without memory. */
 json_t *cli_json_number(const char *text);
 /* cli_format_value(x, role, CLI_STYLE_JSON) as a node; NULL for a NaN. */
