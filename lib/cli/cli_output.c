@@ -1,7 +1,8 @@
 /*
  * cli_output.c - the toolkit's output (cli_toolkit.h): bounds printed
- * against the user, JSON strings and CSV fields escaped, the progress bar
- * and the clock of the reported times.
+ * against the user, JSON documents (jansson trees, numbers as formatted),
+ * CSV fields escaped, the progress bar and the clock of the reported
+ * times.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
@@ -86,49 +87,6 @@ int cli_format_bound(const dpa_bound *b, cli_style style, cli_bound_text *out)
     if (b->order == 0.0) snprintf(out->order, CLI_NUMBER_SIZE, "%s", cli_format_absent(style));
     else bad |= cli_format_value(b->order, CLI_ROLE_PLAIN, style, out->order);
     return bad ? -1 : 0;
-}
-
-/* ---- JSON and CSV ------------------------------------------------------------------ */
-
-/* The escaped form of one byte of a JSON string body (RFC 8259, 7): at most
- * 6 bytes, not terminated; its length. */
-static size_t json_char(unsigned char c, char *out)
-{
-    if (c == '"' || c == '\\') {
-        out[0] = '\\';
-        out[1] = (char)c;
-        return 2;
-    }
-    if (c == '\n') {
-        memcpy(out, "\\n", 2);
-        return 2;
-    }
-    if (c < 0x20) return (size_t)snprintf(out, 7, "\\u%04x", c);
-    out[0] = (char)c;
-    return 1;
-}
-
-void cli_json_string(FILE *out, const char *s)
-{
-    char one[7];
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) fwrite(one, 1, json_char(*p, one), out);
-    fputc('"', out);
-}
-
-const char *cli_json_escape(const char *s, char *buf, size_t size)
-{
-    char one[7];
-    size_t k = 0;
-    if (!size) return buf;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        size_t len = json_char(*p, one);
-        if (k + len >= size) break;
-        memcpy(buf + k, one, len);
-        k += len;
-    }
-    buf[k] = '\0';
-    return buf;
 }
 
 /* ---- JSON documents ---------------------------------------------------------------- */
@@ -251,6 +209,8 @@ int cli_json_print(FILE *out, json_t *doc)
     free(res);
     return 0;
 }
+
+/* ---- CSV ------------------------------------------------------------------------- */
 
 void cli_csv_field(FILE *out, const char *s)
 {

@@ -178,10 +178,6 @@ int cli_json_print(FILE *out, json_t *doc);
  * cli_format_value wrote when x came from cli_json_number). */
 const char *cli_json_real_text(double x, char *buf);
 
-/* A JSON string, quoted and escaped (quotes, backslashes, control bytes). */
-void cli_json_string(FILE *out, const char *s);
-/* The same into buf (without the quotes), cut to fit size. */
-const char *cli_json_escape(const char *s, char *buf, size_t size);
 /* A CSV field, quoted per RFC 4180 when it holds a separator, a quote or a
  * line break. */
 void cli_csv_field(FILE *out, const char *s);

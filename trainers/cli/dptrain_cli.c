@@ -107,6 +107,41 @@ const char *upper_text(double x, int json, char *buf)
     return buf;
 }
 
+json_t *json_upper(double x)
+{
+    return isnan(x) ? json_null() : cli_json_value(x, CLI_ROLE_UPPER);
+}
+
+json_t *json_num(double x, char conv, int digits)
+{
+    char buf[CLI_NUMBER_SIZE + 320]; /* "%.6f" of a large double is long */
+    if (!isfinite(x)) return json_null();
+    if (conv == 'f') snprintf(buf, sizeof buf, "%.*f", digits, x);
+    else snprintf(buf, sizeof buf, "%.*g", digits, x);
+    json_t *j = cli_json_number(buf);
+    /* a "%.*f" text of more than 17 digits is no longer cli_json_print's
+     * spelling: the double it reads back as */
+    return j ? j : json_real(strtod(buf, NULL));
+}
+
+int json_put(json_t *doc, const char *key, json_t *value)
+{
+    return json_object_set_new(doc, key, value) ? -1 : 0;
+}
+
+int json_report(json_t *doc, int bad)
+{
+    if (bad) {
+        json_decref(doc);
+        doc = NULL;
+    }
+    if (cli_json_print(stdout, doc)) {
+        cli_error("out of memory while writing the JSON report");
+        return 1;
+    }
+    return 0;
+}
+
 int parse_report_format(const char *text, int *json)
 {
     cli_format format = CLI_FORMAT_TABLE;
@@ -185,14 +220,15 @@ void data_use_print_table(const cli_data_use *u)
     for (size_t i = 0; i < u->n; i++) printf("%-19s%s\n", i ? "" : "data use", u->item[i]);
 }
 
-void data_use_print_json(const cli_data_use *u)
+json_t *data_use_json(const cli_data_use *u)
 {
-    printf("  \"data_use\": [");
-    for (size_t i = 0; i < u->n; i++) {
-        if (i) printf(", ");
-        cli_json_string(stdout, u->item[i]);
-    }
-    printf("],\n");
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < u->n; i++)
+        if (json_array_append_new(a, cli_json_text(u->item[i]))) {
+            json_decref(a);
+            a = NULL;
+        }
+    return a;
 }
 
 const char *data_use_accounting(const cli_data_use *u, const char *accounting, char *buf, size_t size)

@@ -96,8 +96,8 @@ void data_use_common(cli_data_use *u, size_t train_n, size_t test_n, int priv, i
                      const char *train_metrics);
 /* The "data use" lines of the table report (one per entry). */
 void data_use_print_table(const cli_data_use *u);
-/* "  \"data_use\": [ ... ],\n" for the JSON report (strings escaped). */
-void data_use_print_json(const cli_data_use *u);
+/* The "data_use" array of the JSON report; NULL without memory. */
+json_t *data_use_json(const cli_data_use *u);
 /* The uses the loader makes: libsvm input takes the number of features
  * from the largest index in the file (a statistic of the data, named NOT
  * COVERED); csv and idx take it from the file's header. */
@@ -110,6 +110,19 @@ const char *data_use_accounting(const cli_data_use *u, const char *accounting, c
  * to nearest; json: the JSON spelling (null for NaN, "inf").  buf holds
  * CLI_NUMBER_SIZE bytes. */
 const char *upper_text(double x, int json, char *buf);
+/* ---- the JSON reports: a jansson tree printed by cli_json_print (docs/json.md) */
+/* upper_text's JSON node: rounded up, null for NaN, "inf". */
+json_t *json_upper(double x);
+/* A statistic as printf's "%.*g" (conv 'g') or "%.*f" (conv 'f') with
+ * `digits` writes it (trailing zeros of "%.*f" dropped: the same number);
+ * null when not finite. */
+json_t *json_num(double x, char conv, int digits);
+/* Add `value` under `key` to the report `doc`: 0, or -1 (value or doc NULL,
+ * or no memory) after which the caller frees doc and reports no output. */
+int json_put(json_t *doc, const char *key, json_t *value);
+/* Print the report built in doc (NULL when bad) and free it: 0, or 1 after
+ * a message on stderr. */
+int json_report(json_t *doc, int bad);
 /* dptrain's version, libdpacct's and the CBLAS linked. */
 void print_version(void);
 /* dptrain sgd|ncgd ARGS: argv[0] is the subcommand. */

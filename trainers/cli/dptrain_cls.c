@@ -226,7 +226,7 @@ static void scale_features(dpt_dataset *ds, double s)
     for (size_t i = 0; i < ds->n * ds->d; i++) ds->x[i] /= s;
 }
 
-static void print_report(const cls_args *a, const char *cmd, const dpt_dataset *train, const dpt_dataset *test,
+static int print_report(const cls_args *a, const char *cmd, const dpt_dataset *train, const dpt_dataset *test,
                          const dpt_model *model, const dpt_cls_result *res, const curve *cv, double secs,
                          cli_data_use *use)
 {
@@ -241,31 +241,42 @@ static void print_report(const cls_args *a, const char *cmd, const dpt_dataset *
     data_use_common(use, train->n, test != train ? test->n : 0, priv, seeded, NULL,
                     test != train ? "loss and accuracy" : "loss and accuracy (also reported as the test metrics: "
                                                          "there is no test set)");
-    char accounting[640], esc[1400];
+    char accounting[640];
     data_use_accounting(use, res->accounting, accounting, sizeof accounting);
     if (a->json) {
-        printf("{\n  \"algorithm\": \"%s\",\n  \"model\": \"%s\",\n  \"parameters\": %zu,\n", cmd, mname,
-               dpt_model_size(model));
-        printf("  \"train_examples\": %zu,\n  \"test_examples\": %zu,\n  \"features\": %zu,\n  \"classes\": %zu,\n",
-               train->n, test->n, train->d, a->model.classes);
-        printf("  \"steps\": %llu,\n  \"test_accuracy\": %.6f,\n  \"test_loss\": %.8g,\n  \"train_accuracy\": %.6f,\n",
-               (unsigned long long)res->steps, test_acc, test_loss, train_acc);
-        if (priv)
-            printf("  \"epsilon\": %s,\n  \"delta\": %s,\n", upper_text(res->epsilon, 1, ue), upper_text(a->opt.delta, 1, ud));
-        else printf("  \"epsilon\": null,\n  \"delta\": null,\n");
-        printf("  \"noise_multiplier\": %.10g,\n  \"l2\": %.10g,\n", res->noise_multiplier, res->l2);
-        if (res->mu > 0.0) printf("  \"mu\": %.10g,\n  \"smoothness\": %.10g,\n", res->mu, res->smoothness);
-        if (cv->count) {
-            printf("  \"per_epoch\": [");
-            for (size_t e = 0; e < cv->count; e++)
-                printf("%s{ \"epoch\": %zu, \"epsilon\": %s, \"test_accuracy\": %.6f }", e ? ", " : "", e + 1,
-                       upper_text(cv->eps[e], 1, ue), cv->accuracy[e]);
-            printf("],\n");
+        json_t *doc = json_object();
+        int bad = json_put(doc, "algorithm", cli_json_text(cmd));
+        bad |= json_put(doc, "model", cli_json_text(mname));
+        bad |= json_put(doc, "parameters", json_integer((json_int_t)dpt_model_size(model)));
+        bad |= json_put(doc, "train_examples", json_integer((json_int_t)train->n));
+        bad |= json_put(doc, "test_examples", json_integer((json_int_t)test->n));
+        bad |= json_put(doc, "features", json_integer((json_int_t)train->d));
+        bad |= json_put(doc, "classes", json_integer((json_int_t)a->model.classes));
+        bad |= json_put(doc, "steps", json_integer((json_int_t)res->steps));
+        bad |= json_put(doc, "test_accuracy", json_num(test_acc, 'f', 6));
+        bad |= json_put(doc, "test_loss", json_num(test_loss, 'g', 8));
+        bad |= json_put(doc, "train_accuracy", json_num(train_acc, 'f', 6));
+        bad |= json_put(doc, "epsilon", priv ? json_upper(res->epsilon) : json_null());
+        bad |= json_put(doc, "delta", priv ? json_upper(a->opt.delta) : json_null());
+        bad |= json_put(doc, "noise_multiplier", json_num(res->noise_multiplier, 'g', 10));
+        bad |= json_put(doc, "l2", json_num(res->l2, 'g', 10));
+        if (res->mu > 0.0) {
+            bad |= json_put(doc, "mu", json_num(res->mu, 'g', 10));
+            bad |= json_put(doc, "smoothness", json_num(res->smoothness, 'g', 10));
         }
-        data_use_print_json(use);
-        printf("  \"private\": %s,\n", priv && !seeded && !use->uncovered ? "true" : "false");
-        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", cli_json_escape(accounting, esc, sizeof esc), secs);
-        return;
+        if (cv->count) {
+            json_t *epochs = json_array();
+            for (size_t e = 0; e < cv->count; e++)
+                bad |= json_array_append_new(epochs, json_pack("{s:I, s:o, s:o}", "epoch", (json_int_t)(e + 1),
+                                                               "epsilon", json_upper(cv->eps[e]), "test_accuracy",
+                                                               json_num(cv->accuracy[e], 'f', 6)));
+            bad |= json_put(doc, "per_epoch", epochs);
+        }
+        bad |= json_put(doc, "data_use", data_use_json(use));
+        bad |= json_put(doc, "private", json_boolean(priv && !seeded && !use->uncovered));
+        bad |= json_put(doc, "accounting", cli_json_text(accounting));
+        bad |= json_put(doc, "seconds", json_num(secs, 'f', 4));
+        return json_report(doc, bad) ? CLI_EXIT_LIBRARY : 0;
     }
     printf("algorithm          %s (%s model, %zu parameters)\n", cmd, mname, dpt_model_size(model));
     printf("examples           %zu train, %zu test, %zu features, %zu classes\n", train->n, test->n, train->d,
@@ -286,6 +297,7 @@ static void print_report(const cls_args *a, const char *cmd, const dpt_dataset *
     printf("accounting         %s\n", accounting);
     data_use_print_table(use);
     printf("time               %.3f s\n", secs);
+    return 0;
 }
 
 int cls_command(int argc, char **argv)
@@ -407,7 +419,7 @@ int cls_command(int argc, char **argv)
     end_ms = cli_now_ms();
     if (!st) {
         double secs = (end_ms - start.start_ms) / 1e3;
-        print_report(&a, cmd, &train, test.n ? &test : &train, model, &res, cv, secs, &use);
+        rc = print_report(&a, cmd, &train, test.n ? &test : &train, model, &res, cv, secs, &use);
     }
     free(cv->eps);
     free(cv->accuracy);

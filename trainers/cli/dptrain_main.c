@@ -411,30 +411,37 @@ int main(int argc, char **argv)
     /* the uses every run has, after the ones above */
     data_use_common(&use, train.n, test.n, priv, dpt_rng_is_seeded(rng), NULL,
                     "loss and excess risk");
-    char accounting[640], esc[1400];
+    char accounting[640];
     data_use_accounting(&use, res.accounting, accounting, sizeof accounting);
     char ue[CLI_NUMBER_SIZE], ud[CLI_NUMBER_SIZE]; /* upper_text of epsilon and delta */
     if (a.json) {
-        printf("{\n  \"algorithm\": \"%s\",\n  \"train_examples\": %zu,\n  \"test_examples\": %zu,\n  \"features\": %zu,\n",
-               algorithms[which].name, train.n, test.n, train.d);
-        printf("  \"steps\": %llu,\n  \"train_loss\": %.10g,\n", (unsigned long long)res.steps, train_loss);
-        if (test.n) printf("  \"test_loss\": %.10g,\n", test_loss); else printf("  \"test_loss\": null,\n");
-        if (isfinite(excess)) printf("  \"excess_risk\": %.10g,\n", excess); else printf("  \"excess_risk\": null,\n");
-        if (isfinite(train_excess)) printf("  \"train_excess_risk\": %.10g,\n", train_excess);
-        else printf("  \"train_excess_risk\": null,\n");
-        if (priv)
-            printf("  \"epsilon\": %s,\n  \"delta\": %s,\n", upper_text(res.epsilon, 1, ue), upper_text(a.opt.delta, 1, ud));
-        else printf("  \"epsilon\": null,\n  \"delta\": null,\n");
-        printf("  \"noise_multiplier\": %.10g,\n  \"paper_noise_multiplier\": %.10g,\n", res.noise_multiplier,
-               res.paper_noise_multiplier);
+        json_t *doc = json_object();
+        int bad = json_put(doc, "algorithm", cli_json_text(algorithms[which].name));
+        bad |= json_put(doc, "train_examples", json_integer((json_int_t)train.n));
+        bad |= json_put(doc, "test_examples", json_integer((json_int_t)test.n));
+        bad |= json_put(doc, "features", json_integer((json_int_t)train.d));
+        bad |= json_put(doc, "steps", json_integer((json_int_t)res.steps));
+        bad |= json_put(doc, "train_loss", json_num(train_loss, 'g', 10));
+        bad |= json_put(doc, "test_loss", test.n ? json_num(test_loss, 'g', 10) : json_null());
+        bad |= json_put(doc, "excess_risk", json_num(excess, 'g', 10));
+        bad |= json_put(doc, "train_excess_risk", json_num(train_excess, 'g', 10));
+        bad |= json_put(doc, "epsilon", priv ? json_upper(res.epsilon) : json_null());
+        bad |= json_put(doc, "delta", priv ? json_upper(a.opt.delta) : json_null());
+        bad |= json_put(doc, "noise_multiplier", json_num(res.noise_multiplier, 'g', 10));
+        bad |= json_put(doc, "paper_noise_multiplier", json_num(res.paper_noise_multiplier, 'g', 10));
         if (res.threshold_groups)
-            printf("  \"threshold\": { \"estimating_examples\": %zu, \"epsilon1\": %.10g, \"delta1\": %.6g, \"groups\": %zu, "
-                   "\"epsilon\": %.10g, \"paper_epsilon1\": %.10g, \"training_epsilon\": %.10g },\n",
-                   est.n, res.threshold_epsilon1, res.threshold_delta1, res.threshold_groups, res.threshold_spent,
-                   res.paper_threshold_epsilon1, res.training_epsilon);
-        data_use_print_json(&use);
-        printf("  \"private\": %s,\n", private_run ? "true" : "false");
-        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", cli_json_escape(accounting, esc, sizeof esc), secs);
+            bad |= json_put(doc, "threshold",
+                            json_pack("{s:I, s:o, s:o, s:I, s:o, s:o, s:o}", "estimating_examples", (json_int_t)est.n,
+                                      "epsilon1", json_num(res.threshold_epsilon1, 'g', 10), "delta1",
+                                      json_num(res.threshold_delta1, 'g', 6), "groups",
+                                      (json_int_t)res.threshold_groups, "epsilon", json_num(res.threshold_spent, 'g', 10),
+                                      "paper_epsilon1", json_num(res.paper_threshold_epsilon1, 'g', 10),
+                                      "training_epsilon", json_num(res.training_epsilon, 'g', 10)));
+        bad |= json_put(doc, "data_use", data_use_json(&use));
+        bad |= json_put(doc, "private", json_boolean(private_run));
+        bad |= json_put(doc, "accounting", cli_json_text(accounting));
+        bad |= json_put(doc, "seconds", json_num(secs, 'f', 4));
+        if (json_report(doc, bad)) rc = CLI_EXIT_LIBRARY;
     } else {
         printf("algorithm          %s\n", algorithms[which].name);
         printf("examples           %zu train, %zu test, %zu features\n", train.n, test.n, train.d);

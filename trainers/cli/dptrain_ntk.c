@@ -255,7 +255,7 @@ done:
     return rc;
 }
 
-static void print_report(const ntk_args *a, const dpt_dataset *train, const dpt_dataset *test, size_t p,
+static int print_report(const ntk_args *a, const dpt_dataset *train, const dpt_dataset *test, size_t p,
                          const dpt_ntk_result *res, double test_acc, double secs)
 {
     char ue[CLI_NUMBER_SIZE], ud[CLI_NUMBER_SIZE]; /* upper_text of epsilon and delta */
@@ -269,34 +269,45 @@ static void print_report(const ntk_args *a, const dpt_dataset *train, const dpt_
     if (o->private_)
         data_use_add(&use, USE_COVERED, "the labels, and so the number of classes: public under the guarantee's "
                      "beta-close relation (it protects the features)");
-    char accounting[640], esc[1400];
+    char accounting[640];
     data_use_accounting(&use, res->accounting, accounting, sizeof accounting);
     if (a->json) {
-        printf("{\n  \"algorithm\": \"ntk\",\n  \"private\": %s,\n", priv && !seeded ? "true" : "false");
-        printf("  \"n\": %zu,\n  \"test_examples\": %zu,\n  \"d\": %zu,\n  \"features_in\": %zu,\n  \"classes\": %zu,\n",
-               train->n, test->n, p, train->d, res->classes);
-        printf("  \"width\": %zu,\n  \"weight_std\": %.10g,\n  \"ridge\": %.10g,\n  \"row_norm\": %.10g,\n"
-               "  \"beta\": %.10g,\n",
-               o->width, o->weight_std, o->ridge, o->row_norm, o->beta);
-        printf("  \"wbar_norm\": %.10g,\n  \"S_H\": %.10g,\n  \"M\": %.10g,\n", res->wbar_norm, res->sensitivity_h,
-               res->sensitivity_m);
+        json_t *doc = json_object();
+        int bad = json_put(doc, "algorithm", cli_json_text("ntk"));
+        bad |= json_put(doc, "private", json_boolean(priv && !seeded));
+        bad |= json_put(doc, "n", json_integer((json_int_t)train->n));
+        bad |= json_put(doc, "test_examples", json_integer((json_int_t)test->n));
+        bad |= json_put(doc, "d", json_integer((json_int_t)p));
+        bad |= json_put(doc, "features_in", json_integer((json_int_t)train->d));
+        bad |= json_put(doc, "classes", json_integer((json_int_t)res->classes));
+        bad |= json_put(doc, "width", json_integer((json_int_t)o->width));
+        bad |= json_put(doc, "weight_std", json_num(o->weight_std, 'g', 10));
+        bad |= json_put(doc, "ridge", json_num(o->ridge, 'g', 10));
+        bad |= json_put(doc, "row_norm", json_num(o->row_norm, 'g', 10));
+        bad |= json_put(doc, "beta", json_num(o->beta, 'g', 10));
+        bad |= json_put(doc, "wbar_norm", json_num(res->wbar_norm, 'g', 10));
+        bad |= json_put(doc, "S_H", json_num(res->sensitivity_h, 'g', 10));
+        bad |= json_put(doc, "M", json_num(res->sensitivity_m, 'g', 10));
         if (o->private_) {
-            printf("  \"k\": %llu,\n  \"k_max\": %llu,\n  \"k_paper\": %.10g,\n  \"tlap_bound\": %.10g,\n",
-                   (unsigned long long)res->samples, (unsigned long long)res->samples_max, res->samples_paper,
-                   res->tlap_bound);
-            printf("  \"epsilon_gsm\": %.10g,\n  \"delta_gsm\": %.6g,\n  \"epsilon_features\": %.10g,\n"
-                   "  \"delta_features\": %.6g,\n",
-                   res->epsilon_gsm, o->delta_gsm, o->epsilon_features, o->delta_features);
-            printf("  \"epsilon_target\": %.10g,\n", o->epsilon_gsm + o->epsilon_features);
+            bad |= json_put(doc, "k", json_integer((json_int_t)res->samples));
+            bad |= json_put(doc, "k_max", json_integer((json_int_t)res->samples_max));
+            bad |= json_put(doc, "k_paper", json_num(res->samples_paper, 'g', 10));
+            bad |= json_put(doc, "tlap_bound", json_num(res->tlap_bound, 'g', 10));
+            bad |= json_put(doc, "epsilon_gsm", json_num(res->epsilon_gsm, 'g', 10));
+            bad |= json_put(doc, "delta_gsm", json_num(o->delta_gsm, 'g', 6));
+            bad |= json_put(doc, "epsilon_features", json_num(o->epsilon_features, 'g', 10));
+            bad |= json_put(doc, "delta_features", json_num(o->delta_features, 'g', 6));
+            bad |= json_put(doc, "epsilon_target", json_num(o->epsilon_gsm + o->epsilon_features, 'g', 10));
         }
-        if (priv)
-            printf("  \"epsilon\": %s,\n  \"delta\": %s,\n", upper_text(res->epsilon, 1, ue), upper_text(res->delta, 1, ud));
-        else printf("  \"epsilon\": null,\n  \"delta\": null,\n");
-        printf("  \"train_accuracy\": %.6f,\n  \"test_accuracy\": %.6f,\n  \"alpha_norm\": %.10g,\n",
-               res->train_accuracy, test_acc, res->alpha_norm);
-        data_use_print_json(&use);
-        printf("  \"accounting\": \"%s\",\n  \"seconds\": %.4f\n}\n", cli_json_escape(accounting, esc, sizeof esc), secs);
-        return;
+        bad |= json_put(doc, "epsilon", priv ? json_upper(res->epsilon) : json_null());
+        bad |= json_put(doc, "delta", priv ? json_upper(res->delta) : json_null());
+        bad |= json_put(doc, "train_accuracy", json_num(res->train_accuracy, 'f', 6));
+        bad |= json_put(doc, "test_accuracy", json_num(test_acc, 'f', 6));
+        bad |= json_put(doc, "alpha_norm", json_num(res->alpha_norm, 'g', 10));
+        bad |= json_put(doc, "data_use", data_use_json(&use));
+        bad |= json_put(doc, "accounting", cli_json_text(accounting));
+        bad |= json_put(doc, "seconds", json_num(secs, 'f', 4));
+        return json_report(doc, bad) ? CLI_EXIT_LIBRARY : 0;
     }
     printf("algorithm          ntk (quadratic NTK, width %zu, weight std %g, ridge %g)\n", o->width, o->weight_std,
            o->ridge);
@@ -323,6 +334,7 @@ static void print_report(const ntk_args *a, const dpt_dataset *train, const dpt_
     printf("accounting         %s\n", accounting);
     data_use_print_table(&use);
     printf("time               %.3f s\n", secs);
+    return 0;
 }
 
 int ntk_command(int argc, char **argv)
@@ -372,7 +384,7 @@ int ntk_command(int argc, char **argv)
         goto done;
     }
     double secs = (end_ms - start.start_ms) / 1e3;
-    print_report(&a, &train, test.n ? &test : &train, a.opt.project ? a.opt.project : train.d, &res, test_acc, secs);
+    rc = print_report(&a, &train, test.n ? &test : &train, a.opt.project ? a.opt.project : train.d, &res, test_acc, secs);
     goto done;
 fail:
     cli_library_error(&err);

@@ -196,15 +196,8 @@ static int predicted(const sm_args *a, dpt_mean_method m, size_t n, size_t d, do
     return 0;
 }
 
-static void json_num(const char *key, double v, int last)
+static int print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *rows, size_t nrows, int skipped)
 {
-    if (isfinite(v)) printf("      \"%s\": %.10g%s\n", key, v, last ? "" : ",");
-    else printf("      \"%s\": null%s\n", key, last ? "" : ",");
-}
-
-static void print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *rows, size_t nrows, int skipped)
-{
-    char ue[CLI_NUMBER_SIZE], ud[CLI_NUMBER_SIZE]; /* upper_text of epsilon and delta */
     const dpt_mean_options *o = &a->opt;
     cli_data_use use = { 0 };
     if (a->data) data_use_loader(&use, a->input_format);
@@ -214,34 +207,46 @@ static void print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *
                                : "under the guarantee below (each draw on its own)");
     data_use_add(&use, USE_EVALUATION, "the exact mean of the rows, for the l2 error of each draw");
     if (a->json) {
-        printf("{\n  \"command\": \"sparse-mean\",\n  \"n\": %zu,\n  \"d\": %zu,\n  \"s\": %zu,\n  \"L\": %.10g,\n",
-               ds->n, ds->d, o->sparsity, o->norm);
-        printf("  \"epsilon_target\": %.10g,\n  \"delta_target\": %.6g,\n  \"repeats\": %llu,\n", o->epsilon, o->delta,
-               (unsigned long long)a->repeats);
-        printf("  \"seed\": %lu,\n  \"classical\": %s,\n  \"methods\": [\n", o->seed, o->classical ? "true" : "false");
+        json_t *doc = json_object();
+        int bad = json_put(doc, "command", cli_json_text("sparse-mean"));
+        bad |= json_put(doc, "n", json_integer((json_int_t)ds->n));
+        bad |= json_put(doc, "d", json_integer((json_int_t)ds->d));
+        bad |= json_put(doc, "s", json_integer((json_int_t)o->sparsity));
+        bad |= json_put(doc, "L", json_num(o->norm, 'g', 10));
+        bad |= json_put(doc, "epsilon_target", json_num(o->epsilon, 'g', 10));
+        bad |= json_put(doc, "delta_target", json_num(o->delta, 'g', 6));
+        bad |= json_put(doc, "repeats", json_integer((json_int_t)a->repeats));
+        bad |= json_put(doc, "seed", json_integer((json_int_t)o->seed));
+        bad |= json_put(doc, "classical", json_boolean(o->classical));
+        json_t *methods = json_array();
         for (size_t k = 0; k < nrows; k++) {
             const sm_row *r = &rows[k];
-            printf("    {\n      \"method\": \"%s\",\n      \"mechanism\": \"%s\",\n", r->name,
-                   o->delta == 0.0 ? "laplace" : "gaussian");
-            json_num("noise_scale", r->res.noise_scale, 0);
-            json_num("sensitivity", r->res.sensitivity, 0);
-            printf("      \"measurements\": %zu,\n", r->res.measurements);
-            json_num("failure_delta", r->res.failure_delta, 0);
-            printf("      \"epsilon\": %s,\n      \"delta\": %s,\n", upper_text(r->res.epsilon, 1, ue),
-                   upper_text(r->res.delta, 1, ud));
-            json_num("error", r->mean, 0);
-            json_num("error_se", a->repeats > 1 ? r->se : NAN, 0);
-            json_num("predicted_error", r->have_pred ? r->predicted : NAN, 0);
-            json_num("seconds", r->secs, 0);
-            char esc[2 * sizeof r->res.accounting + 8];
-            printf("      \"accounting\": \"%s\"\n    }%s\n", cli_json_escape(r->res.accounting, esc, sizeof esc),
-                   k + 1 < nrows ? "," : "");
+            json_t *row = json_object();
+            int row_bad = json_put(row, "method", cli_json_text(r->name));
+            row_bad |= json_put(row, "mechanism", cli_json_text(o->delta == 0.0 ? "laplace" : "gaussian"));
+            row_bad |= json_put(row, "noise_scale", json_num(r->res.noise_scale, 'g', 10));
+            row_bad |= json_put(row, "sensitivity", json_num(r->res.sensitivity, 'g', 10));
+            row_bad |= json_put(row, "measurements", json_integer((json_int_t)r->res.measurements));
+            row_bad |= json_put(row, "failure_delta", json_num(r->res.failure_delta, 'g', 10));
+            row_bad |= json_put(row, "epsilon", json_upper(r->res.epsilon));
+            row_bad |= json_put(row, "delta", json_upper(r->res.delta));
+            row_bad |= json_put(row, "error", json_num(r->mean, 'g', 10));
+            row_bad |= json_put(row, "error_se", json_num(a->repeats > 1 ? r->se : NAN, 'g', 10));
+            row_bad |= json_put(row, "predicted_error", json_num(r->have_pred ? r->predicted : NAN, 'g', 10));
+            row_bad |= json_put(row, "seconds", json_num(r->secs, 'g', 10));
+            row_bad |= json_put(row, "accounting", cli_json_text(r->res.accounting));
+            if (row_bad) {
+                json_decref(row);
+                row = NULL;
+            }
+            bad |= json_array_append_new(methods, row);
         }
-        printf("  ]%s,\n", skipped ? ",\n  \"skipped\": [\"compressed: ME-2 needs delta > 0\"]" : "");
-        data_use_print_json(&use);
-        printf("  \"private\": %s\n", a->seed_given ? "false" : "true");
-        printf("}\n");
-        return;
+        bad |= json_put(doc, "methods", methods);
+        if (skipped)
+            bad |= json_put(doc, "skipped", json_pack("[s]", "compressed: ME-2 needs delta > 0"));
+        bad |= json_put(doc, "data_use", data_use_json(&use));
+        bad |= json_put(doc, "private", json_boolean(!a->seed_given));
+        return json_report(doc, bad) ? CLI_EXIT_LIBRARY : 0;
     }
     printf("data               n = %zu, d = %zu, s = %zu, L = %g\n", ds->n, ds->d, o->sparsity, o->norm);
     printf("target             epsilon = %g, delta = %g (replace-one), %s\n", o->epsilon, o->delta,
@@ -272,6 +277,7 @@ static void print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *
     printf("predicted          ME-1's error bounds: Laplace 2L sqrt(s(1+ln d)/(n eps)), Gaussian 2 sqrt2 L (s ln(1.25/delta)"
            " ln 2d)^(1/4)/sqrt(n eps),\n                   dense 2L sqrt(2d ln(1.25/delta))/(n eps) (Laplace:"
            " sqrt(2d) b); no rate is given here for ME-2\n");
+    return 0;
 }
 
 int sparse_mean_command(int argc, char **argv)
@@ -373,7 +379,7 @@ int sparse_mean_command(int argc, char **argv)
         r->se = a.repeats > 1 ? sqrt(fmax(sum2 - R * r->mean * r->mean, 0.0) / (R - 1.0) / R) : NAN;
         r->secs = ((t1 - t0) / 1e3) / R;
     }
-    print_report(&a, &ds, rows, nrows, skipped);
+    rc = print_report(&a, &ds, rows, nrows, skipped);
     goto done;
 fail_synthetic:
     cli_option_error("--synthetic", "sparse synthetic: ", &err);

@@ -268,13 +268,7 @@ typedef struct {
     const char *accounting;
 } sp_report;
 
-static void json_number(const char *key, double v, int last)
-{
-    if (isfinite(v)) printf("  \"%s\": %.10g%s\n", key, v, last ? "" : ",");
-    else printf("  \"%s\": null%s\n", key, last ? "" : ",");
-}
-
-static void print_report(const sp_args *a, const dpt_dataset *train, const dpt_dataset *test, const sp_report *r)
+static int print_report(const sp_args *a, const dpt_dataset *train, const dpt_dataset *test, const sp_report *r)
 {
     char ue[CLI_NUMBER_SIZE], ud[CLI_NUMBER_SIZE]; /* upper_text of epsilon and delta */
     int priv = isfinite(r->epsilon);
@@ -284,36 +278,38 @@ static void print_report(const sp_args *a, const dpt_dataset *train, const dpt_d
                     test != train ? "objective, excess risk and the non-private minimiser they are compared with"
                                   : "objective, excess risk, non-private minimiser, and the test metrics (there is "
                                     "no test set)");
-    char esc[1400];
     if (a->json) {
-        printf("{\n  \"algorithm\": \"%s\",\n  \"method\": \"%s\",\n  \"mechanism\": \"%s\",\n", a->cmd, r->method,
-               r->mechanism);
-        printf("  \"train_examples\": %zu,\n  \"test_examples\": %zu,\n  \"features\": %zu,\n  \"sparsity\": %zu,\n",
-               train->n, test->n, train->d, r->s);
-        json_number("norm", r->L, 0);
-        json_number("lambda", r->lambda, 0);
-        json_number("noise", r->noise, 0);
-        json_number("sensitivity", r->sensitivity, 0);
-        printf("  \"epsilon\": %s,\n  \"delta\": %s,\n", upper_text(priv ? r->epsilon : NAN, 1, ue),
-               upper_text(priv ? r->delta : NAN, 1, ud));
+        json_t *doc = json_object();
+        int bad = json_put(doc, "algorithm", cli_json_text(a->cmd));
+        bad |= json_put(doc, "method", cli_json_text(r->method));
+        bad |= json_put(doc, "mechanism", cli_json_text(r->mechanism));
+        bad |= json_put(doc, "train_examples", json_integer((json_int_t)train->n));
+        bad |= json_put(doc, "test_examples", json_integer((json_int_t)test->n));
+        bad |= json_put(doc, "features", json_integer((json_int_t)train->d));
+        bad |= json_put(doc, "sparsity", json_integer((json_int_t)r->s));
+        bad |= json_put(doc, "norm", json_num(r->L, 'g', 10));
+        bad |= json_put(doc, "lambda", json_num(r->lambda, 'g', 10));
+        bad |= json_put(doc, "noise", json_num(r->noise, 'g', 10));
+        bad |= json_put(doc, "sensitivity", json_num(r->sensitivity, 'g', 10));
+        bad |= json_put(doc, "epsilon", json_upper(priv ? r->epsilon : NAN));
+        bad |= json_put(doc, "delta", json_upper(priv ? r->delta : NAN));
         if (r->have_steps) {
-            printf("  \"steps\": %llu,\n", (unsigned long long)r->steps);
-            json_number("mu_spent", r->mu_spent, 0);
-            json_number("reference_lambda", r->ref_lambda, 0);
+            bad |= json_put(doc, "steps", json_integer((json_int_t)r->steps));
+            bad |= json_put(doc, "mu_spent", json_num(r->mu_spent, 'g', 10));
+            bad |= json_put(doc, "reference_lambda", json_num(r->ref_lambda, 'g', 10));
         } else {
-            json_number("solver_gradient", r->solver_gradient, 0);
+            bad |= json_put(doc, "solver_gradient", json_num(r->solver_gradient, 'g', 10));
         }
-        json_number("objective_private", r->obj_private, 0);
-        json_number("objective_optimal", r->obj_optimal, 0);
-        json_number("excess_risk", r->obj_private - r->obj_optimal, 0);
-        json_number("test_loss", r->test_loss, 0);
-        json_number("test_accuracy", r->test_accuracy, 0);
-        data_use_print_json(&use);
-        printf("  \"private\": %s,\n", priv && !a->seed_given ? "true" : "false");
-        printf("  \"accounting\": \"%s\",\n", cli_json_escape(r->accounting, esc, sizeof esc));
-        json_number("seconds", r->secs, 1);
-        printf("}\n");
-        return;
+        bad |= json_put(doc, "objective_private", json_num(r->obj_private, 'g', 10));
+        bad |= json_put(doc, "objective_optimal", json_num(r->obj_optimal, 'g', 10));
+        bad |= json_put(doc, "excess_risk", json_num(r->obj_private - r->obj_optimal, 'g', 10));
+        bad |= json_put(doc, "test_loss", json_num(r->test_loss, 'g', 10));
+        bad |= json_put(doc, "test_accuracy", json_num(r->test_accuracy, 'g', 10));
+        bad |= json_put(doc, "data_use", data_use_json(&use));
+        bad |= json_put(doc, "private", json_boolean(priv && !a->seed_given));
+        bad |= json_put(doc, "accounting", cli_json_text(r->accounting));
+        bad |= json_put(doc, "seconds", json_num(r->secs, 'g', 10));
+        return json_report(doc, bad) ? CLI_EXIT_LIBRARY : 0;
     }
     printf("algorithm          %s (%s)\n", a->cmd, r->method);
     printf("examples           %zu train, %zu test, %zu features\n", train->n, test->n, train->d);
@@ -339,6 +335,7 @@ static void print_report(const sp_args *a, const dpt_dataset *train, const dpt_d
     printf("accounting         %s\n", r->accounting);
     data_use_print_table(&use);
     printf("time               %.3f s\n", r->secs);
+    return 0;
 }
 
 int sparse_opt_command(int argc, char **argv)
@@ -491,7 +488,7 @@ int sparse_opt_command(int argc, char **argv)
     r.test_accuracy = accuracy(eval, w);
     end_ms = cli_now_ms();
     r.secs = (end_ms - start.start_ms) / 1e3;
-    print_report(&a, &train, eval, &r);
+    rc = print_report(&a, &train, eval, &r);
     goto done;
 fail:
     cli_library_error(&err);
