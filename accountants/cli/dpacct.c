@@ -664,6 +664,8 @@ static const char *solve_unit(solve_target solve)
     return solve == SOLVE_STEPS ? "step" : solve == SOLVE_EPOCHS ? "epoch" : solve == SOLVE_BATCH_SIZE ? "example" : "";
 }
 
+/* Print the calibration; -1 (nothing printed) when a value is NaN, -2 (after
+ * a message) when the JSON document could not be built. */
 static int print_calibration(const cli *c, const family_ctx *f, const char *method, const char *mech,
                              const dpa_calibration *cal, int converged)
 {
