@@ -22,6 +22,7 @@ from .events import (Event, Gaussian, Laplace, RandomizedResponse, DiscreteGauss
                      Composed, RepeatedSelected, NoOp)
 from .accountant import (Bound, Accountant, Calibration, calibrate, calibrate_noise_multiplier, accountant_names,
                          accountant_summary, library_version, describe_flags)
+from .convert import from_dp_accounting
 
 __version__ = "0.1.0"
 
@@ -34,4 +35,5 @@ __all__ = [
     "Composed", "RepeatedSelected", "NoOp",
     "Bound", "Accountant", "Calibration", "calibrate", "calibrate_noise_multiplier", "accountant_names",
     "accountant_summary", "library_version", "describe_flags",
+    "from_dp_accounting",
 ]
