@@ -197,3 +197,20 @@ def test_names_and_flags():
     words = dpacct.describe_flags(Bound.APPROXIMATE | Bound.WIDTH_NOT_MET)
     assert words[0] == "approximate (not a guarantee)" and words[1].startswith("width not met")
     assert dpacct.describe_flags(0) == ()
+
+
+def test_dp_accounting_published_values():
+    # dp_accounting's rdp_privacy_accountant_test.py: noise multiplier
+    # 4.530877117 "is chosen to obtain exactly (1, 1e-6)-DP" under RDP with
+    # its conversion (orders 1.000 .. 99.999), to 7 places
+    rdp = Accountant("rdp").compose(Gaussian(4.530877117))
+    assert rdp.epsilon(1e-6).upper == pytest.approx(1.0, abs=1e-7)
+    assert rdp.delta(1.0).upper == pytest.approx(1e-6, rel=1e-6)
+    # the exact Gaussian profile is below RDP's conversion
+    assert Accountant("gaussian").compose(Gaussian(4.530877117)).epsilon(1e-6).upper < 0.93
+    # ... and a constant RDP curve of 1.1 on the orders 2..32 (here the
+    # (xi = 1.1, rho = 0)-zCDP event) is eps = 1.32783806176 at delta 1e-5,
+    # at order 32 ("computed by hand")
+    b = Accountant("rdp", orders=range(2, 33)).compose(dpacct.ZCDP(0.0, 1.1)).epsilon(1e-5)
+    assert b.upper == pytest.approx(1.32783806176, abs=1e-10)
+    assert b.order == 32 and b.flags & Bound.ORDER_AT_EDGE
