@@ -15,7 +15,7 @@ else from the system (libdpacct.so.0).
 """
 
 from .errors import (DpacctError, InvalidArgument, OutOfMemory, Unsupported, AccuracyNotReached, NotFound,
-                     NoBracket, InternalError, LibraryNotFound)
+                     NoBracket, InternalError, FileError, LibraryNotFound)
 from .events import (Event, Gaussian, Laplace, RandomizedResponse, DiscreteGaussian, DiscreteLaplace, Exponential,
                      EpsilonDelta, ZCDP, GDP, TreeAggregation, NoisyCGD, Shuffled, TruncatedLaplace, GSMFrobenius,
                      GSMSpectral, PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, SelfComposed,
@@ -28,7 +28,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DpacctError", "InvalidArgument", "OutOfMemory", "Unsupported", "AccuracyNotReached", "NotFound", "NoBracket",
-    "InternalError", "LibraryNotFound",
+    "InternalError", "FileError", "LibraryNotFound",
     "Event", "Gaussian", "Laplace", "RandomizedResponse", "DiscreteGaussian", "DiscreteLaplace", "Exponential",
     "EpsilonDelta", "ZCDP", "GDP", "TreeAggregation", "NoisyCGD", "Shuffled", "TruncatedLaplace", "GSMFrobenius",
     "GSMSpectral", "PoissonSampled", "SampledWithoutReplacement", "SampledWithReplacement", "SelfComposed",

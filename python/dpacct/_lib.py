@@ -99,6 +99,11 @@ _PROTOTYPES = {
     "dpa_event_parse": (EventP, [ctypes.c_char_p, ErrorP]),
     "dpa_event_free": (None, [EventP]),
     "dpa_event_describe": (ctypes.c_size_t, [EventP, ctypes.c_char_p, ctypes.c_size_t]),
+    # a malloc'ed string: its address (c_void_p), released with libc's free
+    "dpa_event_to_json": (ctypes.c_void_p, [EventP, ctypes.c_int, ErrorP]),
+    "dpa_event_from_json": (EventP, [ctypes.c_char_p, ctypes.c_size_t, ErrorP]),
+    "dpa_event_load_json": (EventP, [ctypes.c_char_p, ErrorP]),
+    "dpa_event_ledger_append": (ctypes.c_int, [ctypes.c_char_p, EventP, ErrorP]),
     "dpa_event_get_kind": (ctypes.c_int, [EventP]),
     "dpa_event_kind_name": (ctypes.c_char_p, [ctypes.c_int]),
     "dpa_event_param": (ctypes.c_double, [EventP, ctypes.c_uint]),
@@ -181,6 +186,20 @@ def lib():
             if _lib is None:
                 _lib = _load()
     return _lib
+
+
+_libc_free = None
+
+
+def free(address):
+    """free() a string the library allocated (it links the C library's malloc)."""
+    global _libc_free
+    if _libc_free is None:
+        fn = ctypes.CDLL(None).free
+        fn.restype = None
+        fn.argtypes = [ctypes.c_void_p]
+        _libc_free = fn
+    _libc_free(address)
 
 
 def text(b):

@@ -129,8 +129,8 @@ class Accountant:
     AccuracyNotReached (with the bracket in .bound) instead of answering with
     a bound flagged WIDTH_NOT_MET.
 
-    Events may be dpacct events, event text, or dp_accounting DpEvents
-    (converted by from_dp_accounting).  `events` lists what was composed, so
+    Events may be dpacct events, event text or JSON, or dp_accounting
+    DpEvents (converted by from_dp_accounting).  `events` lists what was composed, so
     that an accountant can be saved as text and rebuilt.  An accountant is not
     safe to share between threads; separate ones are.
     """
@@ -205,7 +205,9 @@ class Accountant:
     def _event(event, count=1):
         """A dpacct event (or None for a no-op) from what compose accepts."""
         if isinstance(event, str):
-            event = Event.parse(event)
+            # JSON (an object, an array or a ledger) or event text
+            json = event.lstrip().startswith(("{", "["))
+            event = Event.from_json(event) if json else Event.parse(event)
         elif not isinstance(event, Event):
             from .convert import from_dp_accounting
             event = from_dp_accounting(event)

@@ -18,6 +18,7 @@ DPA_EACCURACY = -4
 DPA_ENOTFOUND = -5
 DPA_ENOBRACKET = -6
 DPA_EINTERNAL = -7
+DPA_EIO = -8
 
 
 class DpacctError(Exception):
@@ -79,6 +80,11 @@ class InternalError(DpacctError):
     status = DPA_EINTERNAL
 
 
+class FileError(DpacctError, OSError):
+    """DPA_EIO: a file could not be read or written (event files, ledgers)."""
+    status = DPA_EIO
+
+
 class LibraryNotFound(DpacctError, OSError):
     """libdpacct could not be loaded (the message lists where it looked)."""
 
@@ -91,6 +97,7 @@ _BY_STATUS = {
     DPA_ENOTFOUND: NotFound,
     DPA_ENOBRACKET: NoBracket,
     DPA_EINTERNAL: InternalError,
+    DPA_EIO: FileError,
 }
 
 

@@ -12,7 +12,9 @@ library alone checks the parameters and words their errors.  Numbers are
 written with repr(), the shortest text that reads back to the same double,
 and counts as integers, so the text is exact: the C event has every
 parameter bit for bit.  Event.parse(text) is the inverse: the library parses
-the text and the package reads the C event back field by field.
+the text and the package reads the C event back field by field.  The JSON
+form is the library's too: event.to_json(), Event.from_json(document),
+Event.load_json(path) and event.ledger_append(path).
 
 The Python field names are the text's parameter names, except NoisyCGD,
 whose fields are those of dpa_noisy_cgd_params (the text calls them m, M,
@@ -24,6 +26,7 @@ import contextlib
 import ctypes
 import dataclasses
 import numbers
+import os
 import re
 import typing
 
@@ -148,15 +151,48 @@ class Event:
         with c_event(self) as p:
             return describe_c(p)
 
+    def to_json(self, indent=0):
+        """The event as JSON, written by the library (dpa_event_to_json): an
+        object with "kind", the parameters by the text's names, the inner
+        event as "event" or the list as "events"; numbers exact.  indent:
+        spaces per level (0: one line)."""
+        with c_event(self) as p:
+            return json_c(p, indent)
+
+    @staticmethod
+    def from_json(document):
+        """The event of a JSON document (str or bytes), read by the library
+        (dpa_event_from_json): one event, an array of events or several
+        events one after the other (a ledger), the latter two composed."""
+        if isinstance(document, str):
+            document = document.encode("utf-8")
+        if not isinstance(document, bytes):
+            raise TypeError("a JSON document must be a str or bytes, got %r" % (document,))
+        err = _lib.Error()
+        p = _lib.lib().dpa_event_from_json(document, len(document), ctypes.byref(err))
+        return _owned(p, err)
+
+    @staticmethod
+    def load_json(path):
+        """The event of a JSON file or ledger (dpa_event_load_json);
+        FileError when it cannot be read."""
+        err = _lib.Error()
+        p = _lib.lib().dpa_event_load_json(os.fsencode(path), ctypes.byref(err))
+        return _owned(p, err)
+
+    def ledger_append(self, path):
+        """Append the event to a ledger file as one line of JSON, creating
+        the file (dpa_event_ledger_append); Event.load_json(path) is then the
+        composition of the events appended."""
+        with c_event(self) as p:
+            err = _lib.Error()
+            _lib.check(_lib.lib().dpa_event_ledger_append(os.fsencode(path), p, ctypes.byref(err)), err)
+
     @staticmethod
     def parse(text):
         """The event that `text` (the library's syntax) describes, read by
         the library (dpa_event_parse: its checks, its messages)."""
-        p = parse_c(text)
-        try:
-            return from_c(p)
-        finally:
-            _lib.lib().dpa_event_free(p)
+        return _owned(parse_c(text), None)
 
     # ---- from the C event ---------------------------------------------------
     @classmethod
@@ -418,6 +454,29 @@ def c_event(event):
         yield p
     finally:
         _lib.lib().dpa_event_free(p)
+
+
+def _owned(p, err):
+    """The dpacct event of a C event the library just built (freed here),
+    or the library's error."""
+    if not p:
+        _lib.raise_error(err.status or DPA_EINVAL, err)
+    try:
+        return from_c(p)
+    finally:
+        _lib.lib().dpa_event_free(p)
+
+
+def json_c(p, indent=0):
+    """dpa_event_to_json of a C event, as str."""
+    err = _lib.Error()
+    address = _lib.lib().dpa_event_to_json(p, int(indent), ctypes.byref(err))
+    if not address:
+        _lib.raise_error(err.status or DPA_EINVAL, err)
+    try:
+        return ctypes.string_at(address).decode("utf-8")
+    finally:
+        _lib.free(address)
 
 
 def describe_c(p):

@@ -165,10 +165,13 @@ def test_errors_carry_the_library_message():
 def test_compose_forms_and_ledger():
     a = Accountant("gaussian")
     assert a.compose(Gaussian(2.0), count=3) is a
-    a.compose("gaussian(sigma=2)")
+    a.compose("gaussian(sigma=4)")
+    a.compose(' {"kind": "gaussian", "sigma": 4}')
     a.compose(dpacct.NoOp())
-    assert [str(e) for e in a.events] == ["self_composed(count=3, gaussian(sigma=2.0))", "gaussian(sigma=2.0)"]
-    # 4 Gaussians of sigma 2: mu = 1
+    a.compose(Gaussian(4.0), count=2)
+    assert [str(e) for e in a.events] == ["self_composed(count=3, gaussian(sigma=2.0))", "gaussian(sigma=4.0)",
+                                          "gaussian(sigma=4.0)", "self_composed(count=2, gaussian(sigma=4.0))"]
+    # 3 Gaussians of sigma 2 and 4 of sigma 4: mu^2 = 3/4 + 4/16 = 1
     assert a.epsilon(DELTA).lower <= GDP1_EPS <= a.epsilon(DELTA).upper
     # the ledger rebuilds it
     b = Accountant("gaussian")

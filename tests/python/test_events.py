@@ -1,5 +1,6 @@
 """Events: their text, its exactness, and the library's checks of it."""
 
+import json
 import math
 
 import pytest
@@ -158,3 +159,37 @@ def test_wide_events():
 def test_noop_has_no_text():
     with pytest.raises(dpacct.InvalidArgument, match="no-op"):
         str(Composed([NoOp(), Gaussian(1)]))
+
+
+def test_json_form():
+    e = SelfComposed(PoissonSampled(0.004, Gaussian(1.1)), 900)
+    assert json.loads(e.to_json()) == {"kind": "self_composed", "count": 900, "event": {
+        "kind": "poisson", "q": 0.004, "event": {"kind": "gaussian", "sigma": 1.1}}}
+    assert "\n" not in e.to_json() and "\n" in e.to_json(indent=2)
+    assert Event.from_json(e.to_json(indent=2)) == e
+    assert Event.from_json(b'[{"kind": "gaussian", "sigma": 2}, {"kind": "laplace", "scale": 3}]') == \
+        Composed([Gaussian(2.0), Laplace(3.0)])
+    with pytest.raises(dpacct.InvalidArgument, match="noise multiplier must be positive"):
+        Event.from_json('{"kind": "gaussian", "sigma": -1}')
+    with pytest.raises(dpacct.InvalidArgument):
+        Event.from_json('{"kind": "gaussian", "sigma": ')
+
+
+@pytest.mark.parametrize("x", AWKWARD)
+def test_json_round_trip_is_exact(x):
+    for e in every_kind(x):
+        back = Event.from_json(e.to_json())
+        assert back == e and bits(back) == bits(e), str(e)
+
+
+def test_ledger(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    first = SelfComposed(PoissonSampled(0.01, Gaussian(1.0)), 100)
+    second = SelfComposed(PoissonSampled(0.02, Gaussian(0.8)), 50)
+    first.ledger_append(path)
+    second.ledger_append(str(path))
+    assert len(path.read_text().splitlines()) == 2
+    assert Event.load_json(path) == Composed([first, second])
+    with pytest.raises(dpacct.FileError) as info:
+        Event.load_json(tmp_path / "missing.json")
+    assert isinstance(info.value, OSError) and info.value.status == -8
