@@ -7,7 +7,8 @@ set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="build-essential autoconf automake libtool libtool-bin pkg-config libgsl-dev libfftw3-dev
-libmpfr-dev libgmp-dev check zlib1g-dev libsodium-dev libjansson-dev gnuplot-nox libopenblas-dev libglpk-dev dataset-fashion-mnist"
+libmpfr-dev libgmp-dev check zlib1g-dev libsodium-dev libjansson-dev gnuplot-nox libopenblas-dev libglpk-dev dataset-fashion-mnist
+python3 python3-pytest"
 
 missing=""
 for p in $PACKAGES; do
