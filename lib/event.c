@@ -517,6 +517,7 @@ const char *dpa_event_slot_name(dpa_event_kind kind, int is_count, unsigned i)
 
 dpa_event_kind dpa_event_kind_from_name(const char *name, size_t len)
 {
+    if (len == 7 && !strncmp(name, "compose", 7)) return DPA_EVENT_COMPOSED;   /* the verb, as people write it */
     for (size_t k = 0; k < sizeof kind_info / sizeof kind_info[0]; k++)
         if (kind_info[k].name && strlen(kind_info[k].name) == len && !strncmp(kind_info[k].name, name, len))
             return (dpa_event_kind)k;

@@ -200,8 +200,7 @@ static dpa_event *from_json(reader *r, json_t *v, size_t depth)
     }
     const char *kname = json_string_value(k);
     size_t klen = json_string_length(k);
-    dpa_event_kind kind = klen == 7 && !strcmp(kname, "compose") ? DPA_EVENT_COMPOSED
-                                                                  : dpa_event_kind_from_name(kname, klen);
+    dpa_event_kind kind = dpa_event_kind_from_name(kname, klen);
     if (kind == DPA_EVENT_INVALID || strlen(kname) != klen) {
         event_fail_at(&p, 0, "unknown event \"%.40s\"", kname);
         return NULL;

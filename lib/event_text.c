@@ -547,8 +547,7 @@ static dpa_event *parse_event(parser *p, size_t depth)
         fail_at(p, at, "nested more than %d levels deep (DPA_MAX_EVENT_DEPTH)", DPA_MAX_EVENT_DEPTH);
         return NULL;
     }
-    dpa_event_kind kind = word_is(p->text + at, n, "compose") ? DPA_EVENT_COMPOSED
-                                                             : dpa_event_kind_from_name(p->text + at, n);
+    dpa_event_kind kind = dpa_event_kind_from_name(p->text + at, n);
     if (kind == DPA_EVENT_INVALID) {
         char names[600] = "";
         size_t used = 0;

@@ -25,7 +25,8 @@ struct dpa_event {
 /* The names of an event kind's slots as lib/event.c's table gives them:
  * numeric slot i (is_count 0) or count slot i (1); NULL when unused. */
 const char *dpa_event_slot_name(dpa_event_kind kind, int is_count, unsigned i);
-/* The kind named name[0..len), DPA_EVENT_INVALID when none is. */
+/* The kind named name[0..len) ("compose" too, for composed),
+ * DPA_EVENT_INVALID when none is. */
 dpa_event_kind dpa_event_kind_from_name(const char *name, size_t len);
 /* x with the fewest significant digits (at most 17) that read back as x
  * with strtod, into buf (snprintf's conventions); returns the length. */

@@ -526,10 +526,10 @@ static int conflict(const cli *c, enum option_id a, enum option_id b)
 
 /* Combinations of flags: conflicts first (they are the likelier mistake),
  * then what each subcommand needs. */
-/* --sigma, which every mechanism but the shuffled one needs. */
+/* --sigma, which every mechanism but the shuffled one and an event needs. */
 static int require_noise(const command_info *cmd, const cli *c)
 {
-    return c->shuffled ? CLI_EXIT_OK : require(cmd, c, OPT_SIGMA);
+    return c->shuffled || c->event_text || c->event_file ? CLI_EXIT_OK : require(cmd, c, OPT_SIGMA);
 }
 
 /* --mechanism noisy-cgd: its own flags, none of the sampling ones; the
@@ -718,25 +718,8 @@ static int check_combinations(const command_info *cmd, const cli *c)
         return cli_usage_error("--plot: for 'profile', or with an --epochs range");
     if (c->event_file && given(c, OPT_MECHANISM))
         return cli_usage_error("--event: cannot be combined with --mechanism (both describe the mechanism)");
-    if (c->event_text || c->event_file) {
-        if ((st = check_event_text(cmd, c))) return st;
-        if (c->print_event) return CLI_EXIT_OK;
-        if (cmd->id == CMD_EPSILON) return require(cmd, c, OPT_DELTA);
-        if (cmd->id == CMD_DELTA) return require(cmd, c, OPT_EPSILON);
-        if (cmd->id == CMD_COMPARE) {
-            if ((st = conflict(c, OPT_DELTA, OPT_EPSILON))) return st;
-            if (!given(c, OPT_DELTA) && !given(c, OPT_EPSILON))
-                return cli_usage_error("--delta: required by 'compare' (or --epsilon to compare delta)");
-            return CLI_EXIT_OK;
-        }
-        if (cmd->id == CMD_PROFILE) {
-            if (!(c->eps_max > c->eps_min))
-                return cli_usage_error("--eps-max: must exceed --eps-min (%g), got %g", c->eps_min, c->eps_max);
-            if (c->points < 2 || c->points > 100000)
-                return cli_usage_error("--points: expected 2 to 100000 points, got %" PRIu64, c->points);
-        }
-        return CLI_EXIT_OK;
-    }
+    /* an event is the whole mechanism: past its own checks, the query's */
+    if ((c->event_text || c->event_file) && (st = check_event_text(cmd, c))) return st;
     if ((st = check_noisy_cgd(cmd, c)) || (st = check_shuffled(cmd, c))) return st;
     const int solving_batch = cmd->id == CMD_CALIBRATE && c->solve == SOLVE_BATCH_SIZE;
     if (cmd->id == CMD_CALIBRATE && (st = check_solve(cmd, c))) return st;
