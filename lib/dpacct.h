@@ -588,6 +588,55 @@ int dpa_calibrate(const char *method, const dpa_options *opt, dpa_event_family f
                   double target_epsilon, double delta, double lo, double hi,
                   double *param_out, dpa_error *err);
 
+/* ---- event templates: one parameter left open, for calibration ---------- */
+/* An event written as text or JSON with one parameter's value left open:
+ * "?" in its place ("self_composed(count=100, laplace(scale=?))", or the
+ * JSON string "?").  dpa_event_template_family builds the event with a
+ * value there, so that dpa_calibrate_search can search for it. */
+typedef struct dpa_event_template dpa_event_template;
+
+/* Which parameter is open, and how calibration searches it. */
+typedef struct dpa_event_hole {
+    dpa_event_kind kind; /* the event whose parameter it is */
+    const char *name;    /* the parameter's name as written (static storage) */
+    int is_count;        /* a whole number (count, size) */
+    dpa_search direction; /* DPA_SEARCH_SMALLEST: epsilon falls as it grows
+                           * (a noise scale); DPA_SEARCH_LARGEST: it rises
+                           * (a count, a sampling rate, a privacy parameter) */
+    double limit_lo, limit_hi; /* the range searched by default, inside the
+                                * values the event accepts */
+    double start;        /* a value in that range (the template was checked with it) */
+} dpa_event_hole;
+
+/* Read a template: text as dpa_event_parse reads it, or JSON (as
+ * dpa_event_from_json) when its first character other than white space is
+ * '{' or '['; `length` bytes (text stops at a NUL).  The hole must be a
+ * parameter in which epsilon is known to be monotone: a noise scale (sigma
+ * or scale of gaussian, laplace, their discrete forms, tree_aggregation
+ * and noisy_cgd), a count (self_composed's count, tree_aggregation's steps,
+ * noisy_cgd's epochs, a batch size m, a discrete sensitivity), a sampling
+ * rate q, or a privacy parameter (eps, eps0, mu, rho, repeated_selected's
+ * poisson mean).  DPA_EINVAL naming the position when there is no "?", more
+ * than one, or one elsewhere, and for any mistake the event has with the
+ * hole's start value in it. */
+dpa_event_template *dpa_event_template_new(const char *text, size_t length, dpa_error *err);
+/* The template in a file (JSON or text; at most 1 GB); DPA_EIO when it
+ * cannot be read. */
+dpa_event_template *dpa_event_template_load(const char *path, dpa_error *err);
+/* NULL is a no-op. */
+void dpa_event_template_free(dpa_event_template *t);
+/* The open parameter; DPA_EINVAL for a NULL t or hole. */
+int dpa_event_template_hole(const dpa_event_template *t, dpa_event_hole *hole, dpa_error *err);
+/* The event with `value` in the hole (a dpa_event_family: ctx is the
+ * template); NULL and err when the event refuses the value (a count must be
+ * whole, q in (0, 1], ...). */
+dpa_event *dpa_event_template_family(double value, void *template_, dpa_error *err);
+/* Fill c for searching the hole: dpa_calibration_init with the hole's
+ * direction, is_count as integer, its range as limits and its name; the
+ * caller may then narrow the range or set a tolerance.  DPA_EINVAL for a
+ * NULL t or c. */
+int dpa_event_template_calibration(const dpa_event_template *t, dpa_calibration *c, dpa_error *err);
+
 /* The largest number of steps (family called with the count as a double)
  * for which the certified upper epsilon <= target at delta. */
 int dpa_calibrate_steps(const char *method, const dpa_options *opt, dpa_event_family f,

@@ -125,6 +125,7 @@ typedef struct {
     char *buf;           /* the path of the object being read: $.events[2].event */
     size_t len, cap;
     dpa_error *err;
+    event_fill *fill;    /* a template's, else NULL */
 } reader;
 
 /* Append to the path (cut short with "..." when it would not fit). */
@@ -151,7 +152,7 @@ static dpa_event *from_json(reader *r, json_t *v, size_t depth);
 /* The events of a JSON array, composed (one alone is itself). */
 static dpa_event *from_list(reader *r, json_t *list, size_t depth)
 {
-    parser p = { NULL, 0, r->err, r->buf };
+    parser p = { NULL, 0, r->err, r->buf, r->fill, DPA_EVENT_INVALID };
     size_t n = json_array_size(list);
     if (n == 0) {
         event_fail_at(&p, 0, "an empty list of events");
@@ -182,7 +183,7 @@ static dpa_event *from_list(reader *r, json_t *list, size_t depth)
 
 static dpa_event *from_json(reader *r, json_t *v, size_t depth)
 {
-    parser p = { NULL, 0, r->err, r->buf };
+    parser p = { NULL, 0, r->err, r->buf, r->fill, DPA_EVENT_INVALID };
     if (depth > DPA_MAX_EVENT_DEPTH) {
         event_fail_at(&p, 0, "nested more than %d levels deep (DPA_MAX_EVENT_DEPTH)", DPA_MAX_EVENT_DEPTH);
         return NULL;
@@ -278,6 +279,11 @@ fail:
 
 dpa_event *dpa_event_from_json(const char *json, size_t length, dpa_error *err)
 {
+    return event_read_json(json, length, NULL, err);
+}
+
+dpa_event *event_read_json(const char *json, size_t length, event_fill *fill, dpa_error *err)
+{
     if (!json) {
         dpa_fail(err, DPA_EINVAL, "event JSON is NULL");
         return NULL;
@@ -324,7 +330,7 @@ dpa_event *dpa_event_from_json(const char *json, size_t length, dpa_error *err)
     }
     {
         char path[4096] = "$";
-        reader r = { path, 1, sizeof path, err };
+        reader r = { path, 1, sizeof path, err, fill };
         if (n == 1) e = from_json(&r, values[0], 0);
         else {
             /* a ledger: the events composed, named by their place */
@@ -363,7 +369,7 @@ int dpa_event_ledger_append(const char *path, const dpa_event *e, dpa_error *err
     return bad ? dpa_fail(err, DPA_EIO, "ledger %s: could not append the event", path) : DPA_OK;
 }
 
-dpa_event *dpa_event_load_json(const char *path, dpa_error *err)
+char *event_read_file(const char *path, size_t *length, dpa_error *err)
 {
     if (!path) {
         dpa_fail(err, DPA_EINVAL, "event file: the path is NULL");
@@ -378,7 +384,7 @@ dpa_event *dpa_event_load_json(const char *path, dpa_error *err)
     char *buf = malloc(cap);
     while (buf) {
         n += fread(buf + n, 1, cap - n, f);
-        if (n < cap) break;
+        if (n < cap) break;   /* room for the NUL */
         char *grown = cap < ((size_t)1 << 30) ? realloc(buf, 2 * cap) : NULL;
         if (!grown) {
             free(buf);
@@ -396,6 +402,16 @@ dpa_event *dpa_event_load_json(const char *path, dpa_error *err)
                  bad ? "could not be read" : "larger than 1 GB or out of memory");
         return NULL;
     }
+    buf[n] = '\0';
+    *length = n;
+    return buf;
+}
+
+dpa_event *dpa_event_load_json(const char *path, dpa_error *err)
+{
+    size_t n;
+    char *buf = event_read_file(path, &n, err);
+    if (!buf) return NULL;
     dpa_event *e = dpa_event_from_json(buf, n, err);
     free(buf);
     return e;

@@ -9,6 +9,15 @@
 
 #include "internal.h"
 
+/* A template being read (lib/event_template.c): what fills its "?" and
+ * where the "?" was.  Without one, a "?" is refused. */
+typedef struct {
+    int probing;         /* fill with the hole's start value (the first reading) */
+    double value;        /* else this */
+    unsigned found;      /* the "?"s met */
+    dpa_event_hole hole; /* the first one's */
+} event_fill;
+
 /* Where the reading is: text at an offset, or (path != NULL) the JSON
  * object at that path ("$.events[1].event"). */
 typedef struct {
@@ -16,6 +25,8 @@ typedef struct {
     size_t at;          /* text: the next character */
     dpa_error *err;
     const char *path;   /* JSON: the object being read, for messages */
+    event_fill *fill;   /* a template's, else NULL */
+    dpa_event_kind kind; /* the event being built (event_build) */
 } parser;
 
 /* One named parameter as written: its text (the text syntax, or a JSON
@@ -49,5 +60,20 @@ dpa_event *event_build(parser *p, dpa_event_kind kind, size_t at, argument *args
 const char *event_param_name(dpa_event_kind kind, uint64_t distribution, unsigned i);
 const char *event_distribution_name(uint64_t distribution);
 const char *event_randomizer_name(uint64_t randomizer);
+
+/* The readers, with a template's fill (NULL: a "?" is an error); the
+ * public dpa_event_parse and dpa_event_from_json pass NULL. */
+dpa_event *event_read_text(const char *text, event_fill *fill, dpa_error *err);
+dpa_event *event_read_json(const char *json, size_t length, event_fill *fill, dpa_error *err);
+/* A file's bytes (at most 1 GB), NUL-terminated, to free(); *length
+ * receives their number.  NULL with DPA_EIO (naming the file) or
+ * DPA_ENOMEM. */
+char *event_read_file(const char *path, size_t *length, dpa_error *err);
+
+/* The hole `name` of an event of `kind` (is_count: a whole number) as
+ * calibration searches it; DPA_EINVAL (err names why) when epsilon is
+ * not known to be monotone in that parameter. */
+int event_hole_describe(dpa_event_kind kind, const char *name, int is_count, dpa_event_hole *hole, char *why,
+                        size_t why_size);
 
 #endif

@@ -54,6 +54,7 @@ size_t dpa_format_double(double x, char *buf, size_t size)
 {
     char tmp[40];
     int n = 0, digits = 1;
+    void *caller = dpa_use_c_locale(); /* '.' whatever the program's locale */
     for (; digits <= 17; digits++) {
         n = snprintf(tmp, sizeof tmp, "%.*g", digits, x);
         if (!isfinite(x) || strtod(tmp, NULL) == x) break;
@@ -65,6 +66,7 @@ size_t dpa_format_double(double x, char *buf, size_t size)
         int whole = (int)floor(log10(ax)) + 1;
         if (whole > digits) n = snprintf(tmp, sizeof tmp, "%.*g", whole, x);
     }
+    dpa_restore_locale(caller);
     if (size) snprintf(buf, size, "%s", tmp);
     return n > 0 ? (size_t)n : 0;
 }
@@ -261,6 +263,30 @@ typedef struct {
     uint64_t *n;
 } wanted;
 
+/* A "?" where a value goes: a template's hole, filled with its value
+ * (the hole's start while the template is first read); refused outside a
+ * template, twice, or where calibration cannot search. */
+static int fill_hole(parser *p, const argument *a, const wanted *w)
+{
+    event_fill *f = p->fill;
+    if (!f)
+        return fail_at(p, a->value_at, "%s is left open ('?'): only a template for calibration may leave one "
+                                       "parameter open", w->name);
+    if (f->found++)
+        return fail_at(p, a->value_at, "%s: a second '?' (a template leaves one parameter open)", w->name);
+    char why[160];
+    if (event_hole_describe(p->kind, w->name, w->is_count, &f->hole, why, sizeof why))
+        return fail_at(p, a->value_at, "%s", why);
+    double v = f->probing ? f->hole.start : f->value;
+    if (w->is_count) {
+        if (!(v >= 0.0 && v < 18446744073709551616.0 && v == floor(v)))
+            return fail_at(p, a->value_at, "%s must be a whole number >= 0, got %.17g", w->name, v);
+        *w->n = (uint64_t)v;
+    } else
+        *w->x = v;
+    return DPA_OK;
+}
+
 static int take(parser *p, size_t at, const char *kind, argument *args, size_t nargs, const wanted *w, size_t nw)
 {
     for (size_t i = 0; i < nargs; i++) {
@@ -281,7 +307,9 @@ static int take(parser *p, size_t at, const char *kind, argument *args, size_t n
             if (w[i].optional) continue;
             return fail_at(p, at, "%s needs %s", kind, w[i].name);
         }
-        int st = w[i].is_count ? count_value(p, a, w[i].n) : number_value(p, a, w[i].x);
+        int st = a->value_len == 1 && a->value[0] == '?' ? fill_hole(p, a, &w[i])
+                 : w[i].is_count                          ? count_value(p, a, w[i].n)
+                                                          : number_value(p, a, w[i].x);
         if (st) return st;
     }
     return DPA_OK;
@@ -353,9 +381,10 @@ static dpa_event *parse_body(parser *p, dpa_event_kind kind, size_t at, size_t d
                 skip_space(p);
                 a->value = p->text + p->at;
                 a->value_at = p->at;
-                size_t len = 0;
-                while (isalnum((unsigned char)a->value[len]) || (a->value[len] && strchr("_.+-", a->value[len])))
-                    len++;
+                size_t len = a->value[0] == '?';   /* a template's hole */
+                if (!len)
+                    while (isalnum((unsigned char)a->value[len]) || (a->value[len] && strchr("_.+-", a->value[len])))
+                        len++;
                 a->value_len = len;
                 if (len == 0) {
                     fail_at(p, p->at, "%s: %.*s needs a value, found %s", kname, (int)n, a->name, shown(p, seen));
@@ -414,6 +443,8 @@ dpa_event *event_build(parser *p, dpa_event_kind kind, size_t at, argument *args
     double x[DPA_EVENT_MAX_PARAMS] = { 0 };
     uint64_t c[DPA_EVENT_MAX_COUNTS] = { 0 };
     dpa_error *err = p->err;
+    const unsigned holes_before = p->fill ? p->fill->found : 0;
+    p->kind = kind;
     dpa_event *e = NULL;
     int st = DPA_OK;
 #define TAKE(...)                                                                     \
@@ -491,6 +522,9 @@ dpa_event *event_build(parser *p, dpa_event_kind kind, size_t at, argument *args
     case DPA_EVENT_SAMPLED_WITHOUT_REPLACEMENT:
     case DPA_EVENT_SAMPLED_WITH_REPLACEMENT:
         TAKE(CNT("n", 0), CNT("m", 1));
+        /* a batch size searched: at most the dataset */
+        if (!st && p->fill && p->fill->found > holes_before && !strcmp(p->fill->hole.name, "m"))
+            p->fill->hole.limit_hi = fmin(p->fill->hole.limit_hi, (double)c[0]);
         if (!st) {
             e = kind == DPA_EVENT_SAMPLED_WITH_REPLACEMENT ? dpa_event_sampled_with_replacement(c[0], c[1], kids[0], err)
                                                            : dpa_event_sampled_without_replacement(c[0], c[1], kids[0], err);
@@ -566,21 +600,27 @@ static dpa_event *parse_event(parser *p, size_t depth)
     return parse_body(p, kind, at, depth);
 }
 
-dpa_event *dpa_event_parse(const char *text, dpa_error *err)
+dpa_event *event_read_text(const char *text, event_fill *fill, dpa_error *err)
 {
     if (!text) {
         dpa_fail(err, DPA_EINVAL, "event text is NULL");
         return NULL;
     }
-    parser p = { text, 0, err, NULL };
+    parser p = { text, 0, err, NULL, fill, DPA_EVENT_INVALID };
+    void *caller = dpa_use_c_locale();   /* strtod reads '.' whatever the program's locale */
     dpa_event *e = parse_event(&p, 0);
-    if (!e) return NULL;
     skip_space(&p);
-    if (text[p.at]) {
+    if (e && text[p.at]) {
         char seen[16];
         fail_at(&p, p.at, "unexpected %s after the event", shown(&p, seen));
         dpa_event_free(e);
-        return NULL;
+        e = NULL;
     }
+    dpa_restore_locale(caller);
     return e;
+}
+
+dpa_event *dpa_event_parse(const char *text, dpa_error *err)
+{
+    return event_read_text(text, NULL, err);
 }

@@ -32,6 +32,12 @@ dpa_event_kind dpa_event_kind_from_name(const char *name, size_t len);
  * with strtod, into buf (snprintf's conventions); returns the length. */
 size_t dpa_format_double(double x, char *buf, size_t size);
 
+/* Switch this thread to the "C" locale (lib/c_locale.c), so that strtod
+ * and printf read and write numbers with '.'; returns the locale to give
+ * back to dpa_restore_locale when done. */
+void *dpa_use_c_locale(void);
+void dpa_restore_locale(void *caller);
+
 /* Set err (if not NULL) to status and a printf-style message; returns status. */
 int dpa_fail(dpa_error *err, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -203,9 +203,15 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
     case OPT_MECHANISM:
         if (strchr(arg, '(')) {          /* an event as text: checked now, built when it is run */
             dpa_error err = { 0 };
-            dpa_event *e = dpa_event_parse(arg, &err);
-            if (!e) return cli_usage_error("--mechanism: %s", err.message);
-            dpa_event_free(e);
+            if (c->templates) {
+                dpa_event_template *t = dpa_event_template_new(arg, strlen(arg), &err);
+                if (!t) return cli_usage_error("--mechanism: %s", err.message);
+                dpa_event_template_free(t);
+            } else {
+                dpa_event *e = dpa_event_parse(arg, &err);
+                if (!e) return cli_usage_error("--mechanism: %s", err.message);
+                dpa_event_free(e);
+            }
             c->event_text = arg;
             return CLI_EXIT_OK;
         }
@@ -249,9 +255,15 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
         return CLI_EXIT_OK;
     case OPT_EVENT: {                    /* read now, so that a mistake in the file is a usage error */
         dpa_error err = { 0 };
-        dpa_event *e = dpa_event_load_json(arg, &err);
-        if (!e) return cli_usage_error("--event: %s", err.message);
-        dpa_event_free(e);
+        if (c->templates) {
+            dpa_event_template *t = dpa_event_template_load(arg, &err);
+            if (!t) return cli_usage_error("--event: %s", err.message);
+            dpa_event_template_free(t);
+        } else {
+            dpa_event *e = dpa_event_load_json(arg, &err);
+            if (!e) return cli_usage_error("--event: %s", err.message);
+            dpa_event_free(e);
+        }
         c->event_file = arg;
         return CLI_EXIT_OK;
     }
@@ -312,7 +324,13 @@ static const command_info commands[] = {
       "are found to a relative --tolerance (1e-4), integers exactly (the next one\n"
       "fails).  A target not met at the end of the range searched (--sigma-max;\n"
       "one step, epoch or example; Q = 1e-9) is an error, exit status 1.\n"
-      "Approximate accountants cannot certify a target and are refused.",
+      "Approximate accountants cannot certify a target and are refused.\n"
+      "\n"
+      "Any other mechanism: write it as an event with the value to find as '?',\n"
+      "  --mechanism 'self_composed(count=100, laplace(scale=?))'\n"
+      "or as the JSON string \"?\" in an --event file.  The '?' may stand for a\n"
+      "noise scale (searched smallest), a count, a batch size m, a sampling rate q\n"
+      "or a privacy parameter (eps, eps0, mu, rho: searched largest).",
       ACCOUNTING_OPTIONS | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_ACCOUNTANT) |
           OPT_BIT(OPT_SOLVE) | OPT_BIT(OPT_TOLERANCE) | OPT_BIT(OPT_SIGMA_MIN) | OPT_BIT(OPT_SIGMA_MAX),
       "the target delta, 0 < D < 1", "the target epsilon, EPS > 0" },
@@ -345,10 +363,13 @@ static const command_info commands[] = {
       "With --sigma F instead of --epsilon0 each user applies a Gaussian step\n"
       "of noise multiplier F (as in DP-GLMtron): print the shuffled bound at the\n"
       "best split (eps0, delta0) of the Gaussian's profile and the plain bound\n"
-      "mu = 1/F, and say which is the smaller (one round, --delta queries).",
+      "mu = 1/F, and say which is the smaller (one round, --delta queries).\n"
+      "The rounds may be given as an event instead of the flags:\n"
+      "--mechanism 'self_composed(count=R, shuffled(eps0=E0, n=N))' (or --event).",
       OPT_BIT(OPT_EPSILON0) | OPT_BIT(OPT_USERS) | OPT_BIT(OPT_DELTA) | OPT_BIT(OPT_EPSILON) | OPT_BIT(OPT_SIGMA) |
           OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_RANDOMIZER) | OPT_BIT(OPT_DELTA0) | OPT_BIT(OPT_EPS_ERROR) |
-          OPT_BIT(OPT_REQUIRE_WIDTH) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP),
+          OPT_BIT(OPT_REQUIRE_WIDTH) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_MECHANISM) | OPT_BIT(OPT_EVENT) |
+          OPT_BIT(OPT_HELP),
       "report epsilon at this delta, 0 < D < 1", "report delta at this epsilon instead, EPS >= 0" },
     { CMD_STATEMENT, "statement", "the privacy statement of a DP-SGD run, for a paper",
       "(--noise-multiplier Z | --sigma X) (--batch-size B --dataset-size N | --sampling-rate Q)\n"
@@ -699,9 +720,48 @@ static int check_event_text(const command_info *cmd, const cli *c)
             return cli_usage_error("--%s: not with %s (it describes the whole mechanism)",
                                    builders[i] == OPT_SIGMA ? sigma_flag(c) : option_table[builders[i]].name,
                                    c->event_file ? "--event" : "an event as --mechanism");
-    if (cmd->id == CMD_CALIBRATE || cmd->id == CMD_SHUFFLE)
-        return cli_usage_error("--%s: an event is not available for '%s' (it has no parameter to solve for; use "
-                               "the flags)", c->event_file ? "event" : "mechanism", cmd->name);
+    /* calibrate: the "?" says what is solved for, and the library where */
+    static const enum option_id searches[] = { OPT_SOLVE, OPT_SIGMA_MIN, OPT_SIGMA_MAX };
+    for (size_t i = 0; cmd->id == CMD_CALIBRATE && i < sizeof searches / sizeof searches[0]; i++)
+        if (given(c, searches[i]))
+            return cli_usage_error("--%s: not with %s (its '?' is what is solved for)", option_table[searches[i]].name,
+                                   c->event_file ? "--event" : "an event as --mechanism");
+    return CLI_EXIT_OK;
+}
+
+/* shuffle with an event: shuffled(...), or self_composed(count=R,
+ * shuffled(...)) for R rounds, read into the flags that build it (its
+ * outputs are the shuffle model's); any other event is refused. */
+static int shuffle_from_event(const command_info *cmd, cli *c)
+{
+    int st = check_event_text(cmd, c);
+    if (st) return st;
+    const char *flag = c->event_file ? "--event" : "--mechanism";
+    dpa_error err = { 0 };
+    dpa_event *e = c->event_file ? dpa_event_load_json(c->event_file, &err) : dpa_event_parse(c->event_text, &err);
+    if (!e) return cli_usage_error("%s: %s", flag, err.message);
+    const dpa_event *round = e;
+    uint64_t rounds = 1;
+    if (dpa_event_get_kind(e) == DPA_EVENT_SELF_COMPOSED) {
+        rounds = dpa_event_count(e, 0);
+        round = dpa_event_child(e, 0);
+    }
+    if (dpa_event_get_kind(round) != DPA_EVENT_SHUFFLED) {
+        dpa_event_free(e);
+        return cli_usage_error("%s: 'shuffle' takes shuffled(...) or self_composed(count=R, shuffled(...)); for "
+                               "another event use 'epsilon' or 'compare'", flag);
+    }
+    c->epsilon0 = dpa_event_param(round, 0);
+    c->delta0 = dpa_event_param(round, 1);
+    c->users = dpa_event_count(round, 0);
+    c->rr_class = dpa_event_count(round, 1) == DPA_LOCAL_RR_CLASS;
+    c->seen |= OPT_BIT(OPT_EPSILON0) | OPT_BIT(OPT_USERS) | OPT_BIT(OPT_DELTA0) | OPT_BIT(OPT_RANDOMIZER);
+    if (rounds > 1) {
+        c->steps = rounds;
+        c->seen |= OPT_BIT(OPT_STEPS);
+    }
+    c->event_text = c->event_file = NULL;
+    dpa_event_free(e);
     return CLI_EXIT_OK;
 }
 
@@ -722,7 +782,7 @@ static int check_combinations(const command_info *cmd, const cli *c)
     if ((c->event_text || c->event_file) && (st = check_event_text(cmd, c))) return st;
     if ((st = check_noisy_cgd(cmd, c)) || (st = check_shuffled(cmd, c))) return st;
     const int solving_batch = cmd->id == CMD_CALIBRATE && c->solve == SOLVE_BATCH_SIZE;
-    if (cmd->id == CMD_CALIBRATE && (st = check_solve(cmd, c))) return st;
+    if (cmd->id == CMD_CALIBRATE && !c->event_text && !c->event_file && (st = check_solve(cmd, c))) return st;
     if ((st = conflict(c, OPT_RATE, OPT_BATCH)) || (st = conflict(c, OPT_RATE, OPT_DATASET)) ||
         (st = conflict(c, OPT_STEPS, OPT_EPOCHS)))
         return st;
@@ -862,6 +922,7 @@ int parse_command_line(int argc, char **argv, command_id *cmd, cli *c, mechanism
     *c = (cli){ .relation = DPA_ADD_REMOVE, .format = CLI_FORMAT_TABLE, .solve = SOLVE_SIGMA,
                 .eps_min = 0.0, .eps_max = 10.0, .points = 21, .tolerance = DEFAULT_TOLERANCE,
                 .sigma_min = DEFAULT_SIGMA_MIN, .sigma_max = DEFAULT_SIGMA_MAX };
+    c->templates = info->id == CMD_CALIBRATE;
     int help = 0;
     int st = parse_args(info, argc - 1, argv + 1, c, &help);
     if (st != CLI_EXIT_OK) return st;
@@ -872,6 +933,10 @@ int parse_command_line(int argc, char **argv, command_id *cmd, cli *c, mechanism
     if (info->id == CMD_SHUFFLE) {       /* the shuffle model is replace-one by definition */
         c->shuffled = 1;
         c->relation = DPA_REPLACE_ONE;
+        if (given(c, OPT_MECHANISM) && !c->event_text)
+            return cli_usage_error("--mechanism: 'shuffle' takes an event, shuffled(...) or self_composed(count=R, "
+                                   "shuffled(...)) (its own flags: --epsilon0, --users)");
+        if ((c->event_text || c->event_file) && (st = shuffle_from_event(info, c))) return st;
     }
     /* --noise-multiplier Z is noise std / C: sigma is that over the
      * relation's sensitivity, C (add-remove) or 2C (replace-one); from here

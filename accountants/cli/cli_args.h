@@ -56,6 +56,8 @@ typedef struct cli {
     int shuffled;            /* --mechanism shuffled */
     const char *event_text;  /* --mechanism given as an event (dpa_event_parse), else NULL */
     const char *event_file;  /* --event: a JSON event file or ledger, else NULL */
+    int templates;           /* calibrate: the event is a template, one parameter
+                              * left open ("?": dpa_event_template_new) */
     int print_event;         /* --print-event: print the mechanism's JSON and stop */
     double epsilon0;         /* shuffled: --epsilon0 */
     double delta0;           /* shuffled: --delta0 */

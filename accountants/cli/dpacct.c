@@ -651,25 +651,50 @@ static void calibration_for(const cli *c, const mechanism *m, dpa_calibration *c
     }
 }
 
-/* What each --solve is called in the table, and the unit of an integer one. */
-static const char *solve_label(solve_target solve)
+/* What calibrate solved for, as it is printed. */
+typedef struct solved {
+    const char *name;    /* JSON and CSV "solve": the --solve target or the template's parameter */
+    const char *label;   /* the table's row */
+    const char *unit;    /* an integer's unit in "tolerance 1 step" ("" for none) */
+    const char *event;   /* a template's: the event whose parameter it is (NULL for flags) */
+    int integer;
+    /* flags only: the Gaussian mechanism's steps and sampling rate at the
+     * value found (has_steps 0: absent), and which of them is printed on a
+     * line of its own */
+    int has_steps, show_steps, show_rate;
+    uint64_t steps;
+    double rate;
+    cli_role rate_role;
+} solved;
+
+/* What each --solve is, as printed. */
+static solved solved_flags(const cli *c, const family_ctx *f, const dpa_calibration *cal)
 {
     static const char *const labels[] = { "noise multiplier", "steps", "strong convexity", "epochs", "batch size",
                                           "sampling rate" };
-    return labels[solve];
-}
-
-static const char *solve_unit(solve_target solve)
-{
-    return solve == SOLVE_STEPS ? "step" : solve == SOLVE_EPOCHS ? "epoch" : solve == SOLVE_BATCH_SIZE ? "example" : "";
+    const solve_target solve = c->solve;
+    solved s = { solve_name(solve), labels[solve],
+                 solve == SOLVE_STEPS ? "step" : solve == SOLVE_EPOCHS ? "epoch" : solve == SOLVE_BATCH_SIZE ? "example" : "",
+                 NULL, solves_integer(solve), 0, solve == SOLVE_EPOCHS, solve == SOLVE_BATCH_SIZE, 0, NAN,
+                 solve == SOLVE_SAMPLING_RATE ? CLI_ROLE_LOWER : CLI_ROLE_PLAIN };
+    /* the steps and sampling rate of the mechanism at the value found (a
+     * Gaussian mechanism's; noisy-cgd has epochs and fixed batches) */
+    mechanism at;
+    dpa_error ignored = { 0 };
+    if (!f->fixed.noisy_cgd && mechanism_at(f, cal->value, &at, &ignored) == 0) {
+        s.has_steps = 1;
+        s.steps = at.steps;
+        s.rate = at.q;
+    }
+    return s;
 }
 
 /* Print the calibration; -1 (nothing printed) when a value is NaN, -2 (after
  * a message) when the JSON document could not be built. */
-static int print_calibration(const cli *c, const family_ctx *f, const char *method, const char *mech,
+static int print_calibration(const cli *c, const solved *sv, const char *method, const char *mech,
                              const dpa_calibration *cal, int converged)
 {
-    const int integer = solves_integer(c->solve), smallest = cal->direction == DPA_SEARCH_SMALLEST;
+    const int integer = sv->integer, smallest = cal->direction == DPA_SEARCH_SMALLEST;
     const cli_style style = cli_style_of(c->format);
     char value[CLI_NUMBER_SIZE], fails[CLI_NUMBER_SIZE], eps_v[CLI_NUMBER_SIZE], eps_f[CLI_NUMBER_SIZE],
         tol[CLI_NUMBER_SIZE], target[CLI_NUMBER_SIZE], delta[CLI_NUMBER_SIZE], steps[CLI_NUMBER_SIZE],
@@ -703,27 +728,23 @@ static int print_calibration(const cli *c, const family_ctx *f, const char *meth
         bad |= cli_format_value(cal->limit_lo, CLI_ROLE_PLAIN, style, range_lo);
         bad |= cli_format_value(cal->limit_hi, CLI_ROLE_PLAIN, style, range_hi);
     }
-    /* the steps and sampling rate of the mechanism at the value found (a
-     * Gaussian mechanism's; noisy-cgd has epochs and fixed batches) */
-    mechanism at;
-    dpa_error ignored = { 0 };
-    const int gaussian_steps = !f->fixed.noisy_cgd && mechanism_at(f, cal->value, &at, &ignored) == 0;
-    if (gaussian_steps) {
-        snprintf(steps, sizeof steps, "%" PRIu64, at.steps);
-        bad |= cli_format_value(at.q, c->solve == SOLVE_SAMPLING_RATE ? CLI_ROLE_LOWER : CLI_ROLE_PLAIN, style, rate);
+    if (sv->has_steps) {
+        snprintf(steps, sizeof steps, "%" PRIu64, sv->steps);
+        bad |= cli_format_value(sv->rate, sv->rate_role, style, rate);
     } else {
         snprintf(steps, sizeof steps, "%s", cli_format_absent(style));
         snprintf(rate, sizeof rate, "%s", cli_format_absent(style));
     }
     if (bad) return -1;
-    const char *what = solve_name(c->solve), *guide = cal->guide ? cal->guide : "";
+    const char *what = sv->name, *guide = cal->guide ? cal->guide : "";
     const char *tol_kind = integer ? "absolute" : "relative";
 
     if (c->format == CLI_FORMAT_JSON) {
-        json_t *doc = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:[o, o], s:b, s:I, "
-                                "s:o, s:I, s:o, s:o}",
+        json_t *doc = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:[o, o], s:b, "
+                                "s:I, s:o, s:I, s:o, s:o}",
                                 "mechanism", cli_json_text(mech), "relation", cli_json_text(relation_name(c->relation)),
-                                "method", cli_json_text(method), "solve", cli_json_text(what), "target_epsilon",
+                                "method", cli_json_text(method), "solve", cli_json_text(what), "solve_event",
+                                sv->event ? cli_json_text(sv->event) : json_null(), "target_epsilon",
                                 cli_json_number(target), "delta", cli_json_number(delta), "value",
                                 cli_json_number(value), "fails", cli_json_number(fails), "epsilon_at_value",
                                 cli_json_number(eps_v), "epsilon_at_fails", cli_json_number(eps_f), "steps",
@@ -748,16 +769,16 @@ static int print_calibration(const cli *c, const family_ctx *f, const char *meth
         cli_csv_field(stdout, guide);
         printf(",%u\n", cal->guide_evaluations);
     } else {
-        const char *unit = solve_unit(c->solve);
+        const char *unit = sv->unit;
         printf("%-17s %s\n", "mechanism", mech);
         printf("%-17s %s\n", "relation", relation_name(c->relation));
         printf("%-17s %s\n", "sigma is", noise_unit(c->relation));
         printf("%-17s %s\n", "method", method);
         printf("%-17s epsilon %s at delta %s\n", "target", target, delta);
-        printf("%-17s %s (%s)\n", solve_label(c->solve), value,
+        printf("%-17s %s (%s)\n", sv->label, value,
                smallest ? "the smallest found that meets the target" : "the largest found that meets the target");
-        if (c->solve == SOLVE_EPOCHS) printf("%-17s %s (ceil(epochs / sampling rate))\n", "steps", steps);
-        if (c->solve == SOLVE_BATCH_SIZE)
+        if (sv->show_steps) printf("%-17s %s (ceil(epochs / sampling rate))\n", "steps", steps);
+        if (sv->show_rate)
             printf("%-17s %s (batch size / dataset size %" PRIu64 ")\n", "sampling rate", rate, c->dataset);
         if (isnan(cal->fails)) printf("%-17s none (every value searched meets the target)\n", "fails at");
         else printf("%-17s %s (epsilon %s)\n", "fails at", fails, eps_f);
@@ -767,7 +788,7 @@ static int print_calibration(const cli *c, const family_ctx *f, const char *meth
             printf("%-17s %u (and %u of %s for the start)\n", "evaluations", cal->evaluations, cal->guide_evaluations,
                    guide);
         else printf("%-17s %u\n", "evaluations", cal->evaluations);
-        if (integer) printf("%-17s 1 %s\n", "tolerance", unit);
+        if (integer) printf("%-17s 1%s%s\n", "tolerance", *unit ? " " : "", unit);
         else printf("%-17s %s (relative width of the final bracket)\n", "tolerance", tol);
         if (!converged)
             printf("%-17s the tolerance was not reached within %u evaluations: the bracket above is the best "
@@ -776,8 +797,58 @@ static int print_calibration(const cli *c, const family_ctx *f, const char *meth
     return 0;
 }
 
+/* calibrate an event template (--mechanism or --event with one "?"): the
+ * library says which way and where to search the open parameter. */
+static int cmd_calibrate_template(const cli *c, const mechanism *m)
+{
+    dpa_error err = { 0 };
+    dpa_event_template *t = m->event_text ? dpa_event_template_new(m->event_text, strlen(m->event_text), &err)
+                                          : dpa_event_template_load(m->event_file, &err);
+    if (!t) return library_error(&err);
+    dpa_event_hole hole;
+    dpa_calibration cal;
+    dpa_options opt;
+    make_options(c, &opt);
+    int st = dpa_event_template_hole(t, &hole, &err);
+    if (!st) st = dpa_event_template_calibration(t, &cal, &err);
+    if (st) {
+        dpa_event_template_free(t);
+        return library_error(&err);
+    }
+    if (hole.is_count && given(c, OPT_TOLERANCE)) {
+        dpa_event_template_free(t);
+        return cli_usage_error("--tolerance: %s's %s is a whole number, found exactly (the tolerance is for a "
+                               "real parameter)", dpa_event_kind_name(hole.kind), hole.name);
+    }
+    cal.rel_tol = c->tolerance;
+    const char *method = c->accountant;
+    if (!method) {
+        /* the template at its start value decides the accountant */
+        dpa_event *probe = dpa_event_template_family(hole.start, t, &err);
+        method = probe ? default_accountant(probe, &opt, &err) : NULL;
+        dpa_event_free(probe);
+    }
+    if (method && strcmp(method, "rdp") != 0) cal.guide = "rdp";
+    st = method ? dpa_calibrate_search(method, &opt, dpa_event_template_family, t, c->epsilon, c->delta, &cal, &err)
+                : err.status;
+    const int converged = st == DPA_OK;
+    dpa_event *found = st == DPA_OK || (st == DPA_EACCURACY && isfinite(cal.value))
+                           ? dpa_event_template_family(cal.value, t, &err) : NULL;
+    dpa_event_template_free(t);
+    if (!found) return library_error(&err);
+    char mech[DESCRIPTION_SIZE];
+    dpa_event_describe(found, mech, sizeof mech);
+    dpa_event_free(found);
+    /* the parameter by its name: the mechanism line above shows where it is */
+    const solved sv = { hole.name, hole.name, "", dpa_event_kind_name(hole.kind), hole.is_count, 0, 0, 0, 0, NAN,
+                        CLI_ROLE_PLAIN };
+    int pr = print_calibration(c, &sv, method, mech, &cal, converged);
+    return pr ? report_failed(pr) : CLI_EXIT_OK;
+}
+
 static int cmd_calibrate(const cli *c, const mechanism *m)
 {
+    if (m->event_text || m->event_file) return cmd_calibrate_template(c, m);
     dpa_error err = { 0 };
     dpa_options opt;
     make_options(c, &opt);
@@ -809,7 +880,8 @@ static int cmd_calibrate(const cli *c, const mechanism *m)
     char mech[DESCRIPTION_SIZE];
     dpa_event_describe(found, mech, sizeof mech);
     dpa_event_free(found);
-    int pr = print_calibration(c, &f, method, mech, &cal, converged);
+    const solved sv = solved_flags(c, &f, &cal);
+    int pr = print_calibration(c, &sv, method, mech, &cal, converged);
     if (pr) return report_failed(pr);
     return CLI_EXIT_OK;
 }

@@ -382,6 +382,17 @@ check "shuffle --steps 20: more than one round costs more than one" 'v1 > v2' \
     "$(awk '$1 == "pld" { print $2 }' "$TMP/out")" "$num_shuffle"
 expect_ok "shuffled rounds: the default accountant is pld" '^method +pld$' \
     epsilon $SHUF --steps 20 --delta 1e-6
+# the rounds as an event: read into the same flags, the same table
+run shuffle --epsilon0 1 --users 10000 --delta 1e-6 --steps 20
+flags_pld=$(awk '$1 == "pld" { print $2 }' "$TMP/out")
+run shuffle --mechanism 'self_composed(count=20, shuffled(eps0=1, n=10000))' --delta 1e-6
+check "shuffle with an event: the pld row of --steps 20 ($flags_pld)" 'v1 == v2' \
+    "$(awk '$1 == "pld" { print $2 }' "$TMP/out")" "$flags_pld"
+expect_usage "shuffle with another event" "'shuffle' takes shuffled(...)" \
+    shuffle --mechanism 'gaussian(sigma=1)' --delta 1e-6
+expect_usage "shuffle with an event and --users" "--users" \
+    shuffle --mechanism 'shuffled(eps0=1, n=10000)' --users 5 --delta 1e-6
+expect_usage "shuffle with a mechanism name" "'shuffle' takes an event" shuffle --mechanism shuffled --delta 1e-6
 run shuffle --epsilon0 1 --users 10000 --delta 1e-6 --randomizer rr
 check "shuffle --randomizer rr: the stronger clones give a smaller eps" 'v1 < v2' \
     "$(awk '$1 == "shuffle" { print $2 }' "$TMP/out")" "$num_shuffle"
@@ -1127,8 +1138,10 @@ expect_usage "event text: --sigma is refused with it" "--sigma" \
     epsilon --mechanism 'gdp(mu=1)' --sigma 1 --delta 1e-5
 expect_usage "event text: --steps is refused with it" "--steps" \
     epsilon --mechanism 'gdp(mu=1)' --steps 10 --delta 1e-5
-expect_usage "event text: not for calibrate" "--mechanism" \
+expect_usage "event text: calibrate needs a '?'" "no parameter is left open" \
     calibrate --mechanism 'gdp(mu=1)' --epsilon 1 --delta 1e-5
+expect_usage "event text: a '?' is for calibrate" "sigma is left open" \
+    epsilon --mechanism 'gaussian(sigma=?)' --delta 1e-5
 expect_usage "event text: epsilon still needs --delta" "--delta" epsilon --mechanism 'gdp(mu=1)'
 
 # ---- --event FILE (JSON), --print-event, ledgers ------------------------------
@@ -1159,9 +1172,53 @@ expect_usage "--event: a missing file" "$TMP/none.json" epsilon --event "$TMP/no
 expect_usage "--event: not with --mechanism" "--event" \
     epsilon --event "$TMP/run.json" --mechanism gaussian --delta 1e-5
 expect_usage "--event: not with --sigma" "--sigma" epsilon --event "$TMP/run.json" --sigma 1 --delta 1e-5
-expect_usage "--event: not for calibrate" "--event" calibrate --event "$TMP/run.json" --epsilon 1 --delta 1e-5
+expect_usage "--event: calibrate needs a '?'" "no parameter is left open" \
+    calibrate --event "$TMP/run.json" --epsilon 1 --delta 1e-5
 expect_usage "--print-event is not for calibrate" "--print-event" \
     calibrate --sigma 1 --epsilon 1 --delta 1e-5 --print-event
+
+# ---- calibrate an event template: one parameter written '?' --------------------
+# A Laplace scale: 100 releases of Laplace(b) at delta 1e-5 have eps in
+# [4.2203026, 4.2203921] at b = 10 and at least 4.2245587 at b = 9.99
+# (the independent numpy script above), so the smallest b within eps 4.221
+# lies in (9.99, 10].
+expect_ok "template: a Laplace scale" '^scale +9\.99' \
+    calibrate --mechanism 'self_composed(count=100, laplace(scale=?))' --epsilon 4.221 --delta 1e-5 --accountant pld
+check "template: the Laplace scale lies in (9.99, 10]" "v1 > 9.99 && v1 <= 10" "$(field scale)"
+if grep -Eq '^mechanism +self_composed\(count=100, laplace\(scale=9\.99' "$TMP/out"; then
+    pass "template: the mechanism line has the scale found"
+else fail "template: the mechanism line has the scale found"; fi
+# A count: T releases of gaussian(sigma=3) are mu = sqrt(T)/3, so the most
+# within eps(mu = 1) = EPS_MU1 (a hair above it) is T = 9.
+expect_ok "template: a count" '^count +9 ' \
+    calibrate --mechanism 'self_composed(count=?, gaussian(sigma=3))' --epsilon 4.37717810 --delta 1e-5 \
+    --accountant gaussian
+if grep -Eq '^fails at +10 ' "$TMP/out"; then pass "template: 10 releases fail"; else fail "template: 10 releases fail"; fi
+# JSON with the '?' as a string: gdp(mu=?) within EPS_MU1 is mu = 1
+printf '{"kind": "gdp", "mu": "?"}\n' >"$TMP/template.json"
+expect_ok "template: JSON, gdp mu" '"solve": "mu"' calibrate --event "$TMP/template.json" --epsilon 4.3771781 \
+    --delta 1e-5 --accountant gdp --format json --tolerance 1e-7
+mu=$(sed -n 's/^ *"value": \([0-9.e+-]*\),*$/\1/p' "$TMP/out")
+check "template: JSON gdp mu ($mu) is 1 within 2e-7" "v1 > 1 - 2e-7 && v1 <= 1 + 2e-7" "$mu"
+if grep -q '"solve_event": "gdp"' "$TMP/out"; then pass "template: JSON names the event"; else fail "template: JSON names the event"; fi
+# the same search as the flags: a batch size of exactly B of 1000
+expect_ok "template: a batch size" '^m +' calibrate --mechanism \
+    'self_composed(count=100, without_replacement(n=1000, m=?, gaussian(sigma=1)))' --epsilon 1 --delta 1e-5 \
+    --relation replace-one --accountant pld
+tmpl_m=$(field m)
+expect_ok "flags: the same batch size" '^batch size +' calibrate --solve batch-size --sampling without-replacement \
+    --dataset-size 1000 --steps 100 --sigma 1 --epsilon 1 --delta 1e-5 --relation replace-one --accountant pld
+check "template: batch size $tmpl_m equals the flags'" "v1 == v2" "$tmpl_m" "$(sed -n 's/^batch size  *\([0-9]*\).*/\1/p' "$TMP/out")"
+expect_usage "template: two '?'" "a second '?'" \
+    calibrate --mechanism 'compose(gaussian(sigma=?), laplace(scale=?))' --epsilon 1 --delta 1e-5
+expect_usage "template: a delta cannot be searched" "delta cannot be left open" \
+    calibrate --mechanism 'epsilon_delta(eps=1, delta=?)' --epsilon 1 --delta 1e-5
+expect_usage "template: not with --solve" "--solve" \
+    calibrate --mechanism 'gaussian(sigma=?)' --solve steps --epsilon 1 --delta 1e-5
+expect_usage "template: not with --sigma-max" "--sigma-max" \
+    calibrate --mechanism 'gaussian(sigma=?)' --sigma-max 10 --epsilon 1 --delta 1e-5
+expect_usage "template: a count has no tolerance" "--tolerance" \
+    calibrate --mechanism 'self_composed(count=?, gaussian(sigma=1))' --tolerance 0.01 --epsilon 1 --delta 1e-5
 
 # ---- --noise-multiplier: the noise as trainers add it (std / C) ---------------
 # Under replace-one the sensitivity is 2C, so Z = 1 is sigma = 1/2, a
