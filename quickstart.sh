@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 
 PACKAGES="build-essential autoconf automake libtool libtool-bin pkg-config libgsl-dev libfftw3-dev
 libmpfr-dev libgmp-dev check zlib1g-dev libsodium-dev libjansson-dev gnuplot-nox libopenblas-dev libglpk-dev dataset-fashion-mnist
-python3 python3-pytest"
+python3 python3-pytest locales"
 
 missing=""
 for p in $PACKAGES; do

@@ -228,6 +228,69 @@ int dpa_accountant_epsilon(dpa_accountant *a, double delta, dpa_bound *out, dpa_
     return st;
 }
 
+/* Whether record-level d = e^log_d gives a group delta within `delta`
+ * for groups of k: DPA_OK with *fits set and eps(d) in *b (upper +inf
+ * when d is within the failure terms, so that no d below it fits either),
+ * or the query's error. */
+static int group_fits(dpa_accountant *a, double k, double log_d, double delta, int *fits, dpa_bound *b,
+                      dpa_error *err)
+{
+    double d = exp(log_d);
+    *fits = 0;
+    if (a->num_failures && !(d > failure_total(a))) {
+        *b = (dpa_bound){ 0.0, INFINITY, INFINITY, NAN, DPA_NO_LOWER | DPA_UNBOUNDED };
+        return DPA_OK;
+    }
+    int st = dpa_accountant_epsilon(a, d, b, err);
+    if (st && st != DPA_EACCURACY) return st;   /* a bracket too wide still has a valid upper */
+    /* k e^((k-1) eps) d <= delta in logs (of the d queried), with a margin
+     * of 1e-7 (so that the pair, rounded up to 10 significant digits when
+     * printed, still satisfies it) above the rounding of each term */
+    double lk = log(k), grow = (k - 1.0) * b->upper, ld = log(d), ldelta = log(delta);
+    double margin = 1e-7 + 8.0 * DBL_EPSILON * (fabs(lk) + grow + fabs(ld) + fabs(ldelta));
+    *fits = isfinite(b->upper) && lk + grow + ld <= ldelta - margin;
+    return DPA_OK;
+}
+
+int dpa_accountant_group_epsilon(dpa_accountant *a, uint64_t k, double delta, dpa_bound *out,
+                                 double *example_epsilon, double *example_delta, dpa_error *err)
+{
+    CHECK_ARG(a, "group_epsilon", "the accountant (a)");
+    CHECK_ARG(out, "group_epsilon", "the output (out)");
+    if (k == 0) return dpa_fail(err, DPA_EINVAL, "group_epsilon: the group size k must be at least 1");
+    int st = dpa_check_delta(delta, err);
+    if (st) return st;
+    if (example_epsilon) *example_epsilon = NAN;
+    if (example_delta) *example_delta = NAN;
+    const double kk = (double)k;
+    double top = log(delta / kk), fits_at = NAN, fails_at = NAN;
+    dpa_bound b, best = { 0 };
+    int fits = 0;
+    /* down by factors of e until a d fits (eps grows as d falls) */
+    for (int j = 0; j <= 200 && !fits; j++) {
+        if ((st = group_fits(a, kk, top - j, delta, &fits, &b, err))) return st;
+        if (fits) fits_at = top - j, best = b;
+        else fails_at = top - j;
+        if (!fits && !isfinite(b.upper)) break;   /* smaller d only makes eps larger */
+    }
+    if (!fits) {
+        *out = (dpa_bound){ 0.0, INFINITY, INFINITY, NAN, DPA_NO_LOWER | DPA_UNBOUNDED };
+        return DPA_OK;
+    }
+    /* then between the fitting d and the one above it that did not */
+    for (int i = 0; i < 20 && !isnan(fails_at); i++) {
+        double mid = 0.5 * (fits_at + fails_at);
+        if ((st = group_fits(a, kk, mid, delta, &fits, &b, err))) return st;
+        if (fits) fits_at = mid, best = b;
+        else fails_at = mid;
+    }
+    double eps = kk * best.upper * (1.0 + 4.0 * DBL_EPSILON);   /* rounded up */
+    *out = (dpa_bound){ 0.0, eps, eps, NAN, DPA_NO_LOWER | (best.flags & DPA_APPROXIMATE) };
+    if (example_epsilon) *example_epsilon = best.upper;
+    if (example_delta) *example_delta = exp(fits_at);
+    return DPA_OK;
+}
+
 int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_error *err)
 {
     CHECK_ARG(a, "delta", "the accountant (a)");

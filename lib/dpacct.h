@@ -413,6 +413,22 @@ int dpa_accountant_compose(dpa_accountant *a, const dpa_event *e, dpa_error *err
 int dpa_accountant_epsilon(dpa_accountant *a, double delta, dpa_bound *out, dpa_error *err);
 /* Smallest delta for which the composed mechanism is (eps, delta)-DP, eps >= 0. */
 int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_error *err);
+/* Group privacy: epsilon at `delta` for neighbours that differ in k
+ * records (a user contributing up to k examples), from the record-level
+ * guarantee by Vadhan ("The Complexity of Differential Privacy", 2017,
+ * Lemma 2.2): (eps, d)-DP gives (k eps, k e^((k-1) eps) d) for groups of k.
+ * The record-level d is searched (down from delta / k by factors of e, then
+ * by bisection in log d) for the smallest k eps(d) with k e^((k-1) eps(d)) d
+ * <= delta e^-1e-7 (the slack keeps the pair valid when it is printed
+ * rounded up to 10 digits), eps(d) the accountant's certified upper bound;
+ * at most 221
+ * epsilon queries.  out: upper = k eps(d) rounded up, DPA_NO_LOWER (and
+ * the record-level bound's DPA_APPROXIMATE); +inf with DPA_UNBOUNDED when
+ * no d in the search gives a finite one.  example_epsilon and
+ * example_delta (may be NULL) receive the record-level (eps, d) used (NaN
+ * when none).  k = 1 is dpa_accountant_epsilon; k = 0 is DPA_EINVAL. */
+int dpa_accountant_group_epsilon(dpa_accountant *a, uint64_t k, double delta, dpa_bound *out,
+                                 double *example_epsilon, double *example_delta, dpa_error *err);
 /* A scalar summary of the native state: sigma_eff (gaussian), mu (gdp),
  * rho (zcdp).  `what` receives its name (static storage) when not NULL. */
 int dpa_accountant_state(const dpa_accountant *a, double *value, const char **what,

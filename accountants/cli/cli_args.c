@@ -950,3 +950,36 @@ int parse_command_line(int argc, char **argv, command_id *cmd, cli *c, mechanism
     *cmd = info->id;
     return CLI_EXIT_OK;
 }
+
+/* ---- the mechanism's event ------------------------------------------------ */
+
+/* The event without --tuning-runs: the event given, or from the flags. */
+static dpa_event *mechanism_event_untuned(const mechanism *m, dpa_error *err)
+{
+    if (m->event_text) return dpa_event_parse(m->event_text, err);
+    if (m->event_file) return dpa_event_load_json(m->event_file, err);
+    if (m->shuffled) {
+        dpa_event *e = dpa_event_shuffled_local(m->epsilon0, m->delta0, m->users,
+                                                m->rr_class ? DPA_LOCAL_RR_CLASS : DPA_LOCAL_ANY, err);
+        if (m->steps > 1) e = dpa_event_self_composed(e, m->steps, err);   /* rounds */
+        return e;
+    }
+    if (m->noisy_cgd) {
+        /* noise multiplier sigma: noise std over the batch gradient's sensitivity */
+        dpa_noisy_cgd_params p = { m->strong_convexity, m->smoothness, m->step_size, 1.0, m->sigma,
+                                   m->batches, m->steps };
+        return dpa_event_noisy_cgd(&p, err);
+    }
+    dpa_event *e = dpa_event_gaussian(m->sigma, err);
+    if (m->batch) e = dpa_event_sampled_without_replacement(m->dataset, m->batch, e, err);
+    else if (m->q < 1.0) e = dpa_event_poisson_sampled(m->q, e, err);
+    if (m->steps > 1) e = dpa_event_self_composed(e, m->steps, err);
+    return e;
+}
+
+dpa_event *mechanism_event(const mechanism *m, dpa_error *err)
+{
+    dpa_event *e = mechanism_event_untuned(m, err);
+    if (m->tuning_runs > 0.0) e = dpa_event_repeated_selected(e, DPA_REPEAT_POISSON, m->tuning_runs, 0.0, err);
+    return e;
+}

@@ -117,6 +117,15 @@ int epochs_steps(double epochs, double q, uint64_t *steps);
 /* --solve's name for it ("sigma", "batch-size", ...). */
 const char *solve_name(solve_target solve);
 
+/* The mechanism's event: the one given (--mechanism text, --event), or
+ * gaussian(sigma) sampled when q < 1 (without replacement when it has a
+ * batch size, else Poisson), self-composed when steps > 1; the shuffled
+ * rounds; the final iterate of noisy cyclic GD over `steps` epochs; with
+ * --tuning-runs, repeated a Poisson number of times.  The wrappers own
+ * their child also when they fail, so a NULL propagates with the first
+ * error and nothing leaks. */
+dpa_event *mechanism_event(const mechanism *m, dpa_error *err);
+
 /* Whether the flag `id` was given. */
 int given(const cli *c, enum option_id id);
 

@@ -14,6 +14,7 @@
  */
 #include "cli_statement.h"
 
+#include <float.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -25,11 +26,16 @@
  * sensitivity (C or 2C), the same noise either way. */
 static dpa_event *run_event(const mechanism *m, double sigma, dpa_error *err)
 {
-    dpa_event *e = dpa_event_gaussian(sigma, err);
-    if (m->batch) e = dpa_event_sampled_without_replacement(m->dataset, m->batch, e, err);
-    else if (m->q < 1.0) e = dpa_event_poisson_sampled(m->q, e, err);
-    if (m->steps > 1) e = dpa_event_self_composed(e, m->steps, err);
-    return e;
+    mechanism r = *m;
+    r.sigma = sigma;
+    return mechanism_event(&r, err);
+}
+
+static void relation_options(const cli *c, dpa_relation rel, dpa_options *opt)
+{
+    dpa_options_init(opt);
+    opt->relation = rel;
+    opt->tolerance = c->eps_error > 0.0 ? c->eps_error : 0.0;
 }
 
 /* The example-level guarantee under one relation: the method's bracket
@@ -46,9 +52,7 @@ static void account(const cli *c, const mechanism *m, dpa_relation rel, double s
     out->defined = !(m->batch && rel == DPA_ADD_REMOVE);
     if (!out->defined) return;
     dpa_options opt;
-    dpa_options_init(&opt);
-    opt.relation = rel;
-    opt.tolerance = c->eps_error > 0.0 ? c->eps_error : 0.0;
+    relation_options(c, rel, &opt);
     dpa_error err = { 0 };
     dpa_event *e = run_event(m, sigma, &err);
     query_spec qs = { QUERY_EPSILON, delta, 0.0 };
@@ -63,55 +67,39 @@ static void account(const cli *c, const mechanism *m, dpa_relation rel, double s
 }
 
 /* User-level by group privacy (Vadhan, "The Complexity of Differential
- * Privacy", 2017, Lemma 2.2): an (eps, d)-DP mechanism is (k eps, k
- * e^((k-1) eps) d)-DP for groups of k.  The example-level d is searched
- * down from delta / k by factors of e until the group delta is at most
- * `delta`, then by bisection (in log d) between that d and the one before
- * it; the answer is k eps(d) at the largest d found that satisfies the
- * condition (eps falls as d grows), certified whatever the search found:
- * every d it reports satisfies it. */
+ * Privacy", 2017, Lemma 2.2), as dpa_accountant_group_epsilon searches it. */
 typedef struct {
     int found;
     double epsilon, example_epsilon, example_delta;
     uint64_t k;
+    char reason[DPA_ERROR_MESSAGE_SIZE]; /* when the search failed */
 } user_level;
-
-/* Whether example-level d gives a group delta within `delta`; eps(d) in *eps. */
-static int group_fits(const cli *c, const mechanism *m, dpa_relation rel, double sigma, const char *method,
-                      uint64_t k, double log_d, double *eps)
-{
-    example_level ex;
-    account(c, m, rel, sigma, method, exp(log_d), &ex);
-    *eps = has_value(&ex.best) ? ex.best.bound.upper : INFINITY;
-    double log_group = log((double)k) + ((double)k - 1.0) * *eps + log_d;
-    return isfinite(*eps) && log_group <= log(c->delta) - 1e-12;
-}
 
 static void group_privacy(const cli *c, const mechanism *m, dpa_relation rel, double sigma, const char *method,
                           uint64_t k, user_level *out)
 {
     memset(out, 0, sizeof *out);
     out->k = k;
-    double top = log(c->delta / (double)k), fits = NAN, fails = NAN, eps;
-    for (int j = 0; j <= 200; j++) {
-        if (group_fits(c, m, rel, sigma, method, k, top - j, &eps)) {
-            fits = top - j;
-            out->found = 1;
-            out->example_epsilon = eps;
-            break;
-        }
-        fails = top - j;
+    dpa_options opt;
+    relation_options(c, rel, &opt);
+    dpa_error err = { 0 };
+    dpa_bound b;
+    dpa_event *e = run_event(m, sigma, &err);
+    dpa_accountant *a = e ? dpa_accountant_new(method, &opt, &err) : NULL;
+    int st = a ? dpa_accountant_compose(a, e, &err) : err.status;
+    if (!st) st = dpa_accountant_group_epsilon(a, k, c->delta, &b, &out->example_epsilon, &out->example_delta, &err);
+    dpa_accountant_free(a);
+    dpa_event_free(e);
+    if (st) snprintf(out->reason, sizeof out->reason, "%s", err.message);
+    out->found = !st && isfinite(b.upper);
+    out->epsilon = st ? INFINITY : b.upper;
+    if (out->found) {
+        /* k times the record-level epsilon as printed (rounded up), so that
+         * the reader's check "epsilon = k eps" holds on the printed digits */
+        char shown[CLI_NUMBER_SIZE];
+        if (cli_format_value(out->example_epsilon, CLI_ROLE_UPPER, CLI_STYLE_TEXT, shown) == 0)
+            out->epsilon = fmax(out->epsilon, (double)k * strtod(shown, NULL) * (1.0 + 4.0 * DBL_EPSILON));
     }
-    if (!out->found) return;
-    for (int i = 0; i < 20 && !isnan(fails); i++) {
-        double mid = 0.5 * (fits + fails);
-        if (group_fits(c, m, rel, sigma, method, k, mid, &eps)) {
-            fits = mid;
-            out->example_epsilon = eps;
-        } else fails = mid;
-    }
-    out->example_delta = exp(fits);
-    out->epsilon = (double)k * out->example_epsilon * (1.0 + 4.0 * 2.220446049250313e-16);
 }
 
 /* The tightest certified method: the one asked, else pld where it applies. */
@@ -120,8 +108,7 @@ static const char *best_method(const cli *c, const mechanism *m, double sigma)
     if (c->accountant) return c->accountant;
     dpa_error err = { 0 };
     dpa_options opt;
-    dpa_options_init(&opt);
-    opt.relation = m->batch ? DPA_REPLACE_ONE : DPA_ADD_REMOVE;
+    relation_options(c, m->batch ? DPA_REPLACE_ONE : DPA_ADD_REMOVE, &opt);
     dpa_event *e = run_event(m, sigma, &err);
     dpa_accountant *a = e ? dpa_accountant_new("pld", &opt, &err) : NULL;
     int ok = a && dpa_accountant_supports(a, e, &err) == DPA_OK;
@@ -228,13 +215,19 @@ int cmd_statement(const cli *c, const mechanism *m)
         if (user.found) {
             cli_format_value(user.epsilon, CLI_ROLE_UPPER, CLI_STYLE_TEXT, ue);
             cli_format_value(user.example_epsilon, CLI_ROLE_UPPER, CLI_STYLE_TEXT, ee);
-            cli_format_value(user.example_delta, CLI_ROLE_PLAIN, CLI_STYLE_TEXT, ed);
+            /* the record-level pair rounded up, a weaker claim that still
+             * meets the group condition (the search left room for it) */
+            cli_format_value(user.example_delta, CLI_ROLE_UPPER, CLI_STYLE_TEXT, ed);
             snprintf(users, sizeof users,
                      "User-level DP (%s, each user contributing at most %" PRIu64 " examples): epsilon = %s at "
                      "delta = %s, by group privacy of the example-level guarantee ((eps, d) for one example gives "
                      "(k eps, k e^((k-1) eps) d) for k; Vadhan 2017, Lemma 2.2) at eps = %s, d = %s.",
                      relation_name(rel[user_rel]), user.k, ue, delta, ee, ed);
-        } else
+        } else if (user.reason[0])
+            snprintf(users, sizeof users,
+                     "User-level DP (each user contributing at most %" PRIu64 " examples): not available (%s).",
+                     user.k, user.reason);
+        else
             snprintf(users, sizeof users,
                      "User-level DP (each user contributing at most %" PRIu64 " examples): no finite epsilon at "
                      "delta = %s by group privacy.", user.k, delta);
@@ -256,7 +249,7 @@ int cmd_statement(const cli *c, const mechanism *m)
                                                        "example_epsilon",
                                                        cli_json_value(user.example_epsilon, CLI_ROLE_UPPER),
                                                        "example_delta",
-                                                       cli_json_value(user.example_delta, CLI_ROLE_PLAIN))
+                                                       cli_json_value(user.example_delta, CLI_ROLE_UPPER))
                                            : json_null())) {
             json_decref(doc);
             doc = NULL;

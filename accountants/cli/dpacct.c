@@ -82,42 +82,6 @@ static void set_error(dpa_error *err, int status, const char *fmt, ...)
 
 /* ---- building events and running accountants ------------------------------ */
 
-/* gaussian(sigma), sampled when q < 1 (without replacement when the
- * mechanism has a batch size, else Poisson), self-composed when steps > 1;
- * or the final iterate of noisy cyclic GD over `steps` epochs.
- * The wrappers own their child also when they fail, so a NULL propagates
- * with the first error and nothing leaks. */
-static dpa_event *build_event_untuned(const mechanism *m, dpa_error *err);
-static dpa_event *build_event(const mechanism *m, dpa_error *err)
-{
-    dpa_event *e = build_event_untuned(m, err);
-    if (m->tuning_runs > 0.0) e = dpa_event_repeated_selected(e, DPA_REPEAT_POISSON, m->tuning_runs, 0.0, err);
-    return e;
-}
-
-static dpa_event *build_event_untuned(const mechanism *m, dpa_error *err)
-{
-    if (m->event_text) return dpa_event_parse(m->event_text, err);
-    if (m->event_file) return dpa_event_load_json(m->event_file, err);
-    if (m->shuffled) {
-        dpa_event *e = dpa_event_shuffled_local(m->epsilon0, m->delta0, m->users,
-                                                m->rr_class ? DPA_LOCAL_RR_CLASS : DPA_LOCAL_ANY, err);
-        if (m->steps > 1) e = dpa_event_self_composed(e, m->steps, err);   /* rounds */
-        return e;
-    }
-    if (m->noisy_cgd) {
-        /* noise multiplier sigma: noise std over the batch gradient's sensitivity */
-        dpa_noisy_cgd_params p = { m->strong_convexity, m->smoothness, m->step_size, 1.0, m->sigma,
-                                   m->batches, m->steps };
-        return dpa_event_noisy_cgd(&p, err);
-    }
-    dpa_event *e = dpa_event_gaussian(m->sigma, err);
-    if (m->batch) e = dpa_event_sampled_without_replacement(m->dataset, m->batch, e, err);
-    else if (m->q < 1.0) e = dpa_event_poisson_sampled(m->q, e, err);
-    if (m->steps > 1) e = dpa_event_self_composed(e, m->steps, err);
-    return e;
-}
-
 static void make_options(const cli *c, dpa_options *opt)
 {
     dpa_options_init(opt);
@@ -164,7 +128,7 @@ static dpa_event *event_and_method(const cli *c, const mechanism *m, dpa_options
                                    const char **method, dpa_error *err)
 {
     make_options(c, opt);
-    dpa_event *e = build_event(m, err);
+    dpa_event *e = mechanism_event(m, err);
     if (!e) return NULL;
     /* a shuffled mechanism: the shuffle accountant for one round, pld for
      * several (their refusals say why) */
@@ -364,7 +328,7 @@ static size_t shuffle_reference_rows(const mechanism *m, const query_spec *qs, r
         mechanism single = *m;
         single.steps = 1;
         dpa_error err = { 0 };
-        dpa_event *e = build_event(&single, &err);
+        dpa_event *e = mechanism_event(&single, &err);
         dpa_options opt;
         dpa_options_init(&opt);
         opt.relation = DPA_REPLACE_ONE;
@@ -419,7 +383,7 @@ static int compare_methods(const cli *c, const mechanism *m, const char *const *
         set_error(&err, DPA_ENOMEM, "out of memory");
         return library_error(&err);
     }
-    dpa_event *e = build_event(m, &err);
+    dpa_event *e = mechanism_event(m, &err);
     if (!e) {
         free(rows);
         return library_error(&err);
@@ -593,7 +557,7 @@ static dpa_event *mechanism_family(double param, void *ctx, dpa_error *err)
 {
     mechanism m;
     if (mechanism_at(ctx, param, &m, err)) return NULL;
-    return build_event(&m, err);
+    return mechanism_event(&m, err);
 }
 
 /* The search for each --solve: direction, range, start and tolerance.
@@ -893,7 +857,7 @@ static int cmd_rdp_curve(const cli *c, const mechanism *m)
     dpa_error err = { 0 };
     dpa_options opt;
     make_options(c, &opt);
-    dpa_event *e = build_event(m, &err);
+    dpa_event *e = mechanism_event(m, &err);
     dpa_accountant *a = e ? dpa_accountant_new("rdp", &opt, &err) : NULL;
     size_t n = 0;
     int st = a ? dpa_accountant_compose(a, e, &err) : err.status;
@@ -1102,7 +1066,7 @@ static int run_command(command_id cmd, const cli *c, const mechanism *m)
 static int print_event(const mechanism *m)
 {
     dpa_error err = { 0 };
-    dpa_event *e = build_event(m, &err);
+    dpa_event *e = mechanism_event(m, &err);
     char *json = e ? dpa_event_to_json(e, 2, &err) : NULL;
     dpa_event_free(e);
     if (!json) return library_error(&err);

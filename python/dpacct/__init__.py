@@ -23,6 +23,7 @@ from .events import (Event, Gaussian, Laplace, RandomizedResponse, DiscreteGauss
 from .accountant import (Bound, Accountant, Calibration, calibrate, calibrate_noise_multiplier, accountant_names,
                          accountant_summary, library_version, describe_flags)
 from .convert import from_dp_accounting
+from .statement import Statement, ExampleLevel, UserLevel, statement
 
 __version__ = "0.1.0"
 
@@ -36,4 +37,5 @@ __all__ = [
     "Bound", "Accountant", "Calibration", "calibrate", "calibrate_noise_multiplier", "accountant_names",
     "accountant_summary", "library_version", "describe_flags",
     "from_dp_accounting",
+    "Statement", "ExampleLevel", "UserLevel", "statement",
 ]

@@ -74,8 +74,25 @@ class CCalibration(ctypes.Structure):
     ]
 
 
+class CEventHole(ctypes.Structure):
+    """dpa_event_hole"""
+    _fields_ = [
+        ("kind", ctypes.c_int),
+        ("name", ctypes.c_char_p),
+        ("is_count", ctypes.c_int),
+        ("direction", ctypes.c_int),
+        ("limit_lo", ctypes.c_double),
+        ("limit_hi", ctypes.c_double),
+        ("start", ctypes.c_double),
+    ]
+
+
 class _CEvent(ctypes.Structure):
     """dpa_event (opaque)"""
+
+
+class _CTemplate(ctypes.Structure):
+    """dpa_event_template (opaque)"""
 
 
 class _CAccountant(ctypes.Structure):
@@ -83,6 +100,7 @@ class _CAccountant(ctypes.Structure):
 
 
 EventP = ctypes.POINTER(_CEvent)
+TemplateP = ctypes.POINTER(_CTemplate)
 AccountantP = ctypes.POINTER(_CAccountant)
 ErrorP = ctypes.POINTER(Error)
 
@@ -129,7 +147,16 @@ _PROTOTYPES = {
     "dpa_accountant_failure": (ctypes.c_int, [AccountantP, ctypes.c_size_t, ctypes.POINTER(ctypes.c_double),
                                               ctypes.POINTER(ctypes.c_char_p)]),
     "dpa_accountant_free": (None, [AccountantP]),
+    "dpa_accountant_group_epsilon": (ctypes.c_int, [AccountantP, ctypes.c_uint64, ctypes.c_double,
+                                                    ctypes.POINTER(CBound), ctypes.POINTER(ctypes.c_double),
+                                                    ctypes.POINTER(ctypes.c_double), ErrorP]),
     "dpa_calibration_init": (None, [ctypes.POINTER(CCalibration), ctypes.c_int]),
+    "dpa_event_template_new": (TemplateP, [ctypes.c_char_p, ctypes.c_size_t, ErrorP]),
+    "dpa_event_template_free": (None, [TemplateP]),
+    "dpa_event_template_hole": (ctypes.c_int, [TemplateP, ctypes.POINTER(CEventHole), ErrorP]),
+    "dpa_event_template_calibration": (ctypes.c_int, [TemplateP, ctypes.POINTER(CCalibration), ErrorP]),
+    # passed to dpa_calibrate_search as its family (cast to EventFamily)
+    "dpa_event_template_family": (EventP, [ctypes.c_double, ctypes.c_void_p, ErrorP]),
     "dpa_calibrate_search": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(Options), EventFamily, ctypes.c_void_p,
                                             ctypes.c_double, ctypes.c_double, ctypes.POINTER(CCalibration),
                                             ErrorP]),

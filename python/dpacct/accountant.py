@@ -287,6 +287,26 @@ class Accountant:
         """The smallest delta for which the composition is (epsilon, delta)-DP: a Bound."""
         return self._query(_lib.lib().dpa_accountant_delta, epsilon)
 
+    def group_epsilon(self, k, delta):
+        """eps at `delta` for neighbours that differ in k records (a user with
+        up to k examples), by group privacy (Vadhan 2017, Lemma 2.2: (eps, d)
+        gives (k eps, k e^((k-1) eps) d)), searched over the record-level d
+        (dpa_accountant_group_epsilon).  Returns (Bound, example_epsilon,
+        example_delta): the bound's upper is k eps (inf when no d gives a
+        finite one; no lower bound), and the record-level pair it used."""
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+            raise TypeError("k must be an int, got %r" % (k,))
+        if k < 0:
+            raise InvalidArgument("group_epsilon: the group size k must be at least 1, got %d" % k, DPA_EINVAL)
+        b = _lib.CBound()
+        ee = ctypes.c_double()
+        ed = ctypes.c_double()
+        err = _lib.Error()
+        _lib.check(_lib.lib().dpa_accountant_group_epsilon(self._ptr(), int(k), float(delta), ctypes.byref(b),
+                                                          ctypes.byref(ee), ctypes.byref(ed), ctypes.byref(err)),
+                   err)
+        return Bound._from_c(b), ee.value, ed.value
+
     def state(self):
         """The scalar summary of the native state, (value, name): sigma_eff
         (gaussian), mu (gdp), rho (zcdp)."""
@@ -336,11 +356,18 @@ _DIRECTIONS = {"smallest": 0, "largest": 1}
 
 
 def calibrate(family, target_epsilon, delta, *, accountant="pld", relation="add-remove", eps_error=None,
-              orders=None, direction="smallest", integer=False, lo=None, hi=None, limit_lo=None, limit_hi=None,
+              orders=None, direction=None, integer=None, lo=None, hi=None, limit_lo=None, limit_hi=None,
               rel_tol=None, guess=None, guide="rdp", name=None, max_evaluations=None):
     """Search the parameter of an event family for a target (eps, delta)
     (dpa_calibrate_search): `family(value)` returns the event for a
     parameter value (an int when `integer`).
+
+    `family` may instead be an event template: event text or JSON with the
+    value to find written "?" ("self_composed(count=100, laplace(scale=?))",
+    or the JSON string "?").  The library then says which way to search
+    (the smallest noise scale; the largest count, rate or privacy
+    parameter), whether it is an integer, its range and its name
+    (dpa_event_template_calibration); direction and integer are not given.
 
     direction "smallest": eps decreases in the parameter (noise); the
     smallest value whose certified upper eps <= target_epsilon at delta.
@@ -357,23 +384,47 @@ def calibrate(family, target_epsilon, delta, *, accountant="pld", relation="add-
     target and AccuracyNotReached when the runs allowed are used up (both
     with the search so far in .calibration).
     """
-    if direction not in _DIRECTIONS:
-        raise InvalidArgument("direction must be 'smallest' or 'largest', got %r" % (direction,), DPA_EINVAL)
     L = _lib.lib()
     opt, _array = _options(relation, eps_error, orders, False)
-    c = _lib.CCalibration()
-    L.dpa_calibration_init(ctypes.byref(c), _DIRECTIONS[direction])
-    c.integer = 1 if integer else 0
-    for field, value in (("lo", lo), ("hi", hi), ("limit_lo", limit_lo), ("limit_hi", limit_hi),
-                         ("rel_tol", rel_tol), ("guess", guess)):
-        if value is not None:
-            setattr(c, field, float(value))
-    if max_evaluations is not None:
-        c.max_evaluations = int(max_evaluations)
+    # converted before a template is made, so that nothing below can raise
+    # while the library holds one
+    overrides = {field: float(value) for field, value in (("lo", lo), ("hi", hi), ("limit_lo", limit_lo),
+                                                           ("limit_hi", limit_hi), ("rel_tol", rel_tol),
+                                                           ("guess", guess)) if value is not None}
+    max_evaluations = None if max_evaluations is None else int(max_evaluations)
     guide_b = None if guide is None else str(guide).encode("utf-8")
     name_b = None if name is None else str(name).encode("utf-8")
+    c = _lib.CCalibration()
+    template = None
+    if isinstance(family, str):
+        if direction is not None or integer is not None:
+            raise InvalidArgument("calibrate: direction and integer follow from the template's '?'; do not give "
+                                  "them", DPA_EINVAL)
+        err = _lib.Error()
+        b = family.encode("utf-8")
+        template = L.dpa_event_template_new(b, len(b), ctypes.byref(err))
+        if not template:
+            _lib.raise_error(err.status, err)
+        try:
+            _lib.check(L.dpa_event_template_calibration(template, ctypes.byref(c), ctypes.byref(err)), err)
+        except BaseException:
+            L.dpa_event_template_free(template)
+            raise
+        integer = bool(c.integer)
+    else:
+        direction = "smallest" if direction is None else direction
+        if direction not in _DIRECTIONS:
+            raise InvalidArgument("direction must be 'smallest' or 'largest', got %r" % (direction,), DPA_EINVAL)
+        L.dpa_calibration_init(ctypes.byref(c), _DIRECTIONS[direction])
+        integer = bool(integer)
+        c.integer = 1 if integer else 0
+    for field, value in overrides.items():
+        setattr(c, field, value)
+    if max_evaluations is not None:
+        c.max_evaluations = max_evaluations
     c.guide = guide_b
-    c.name = name_b
+    if name_b is not None or template is None:
+        c.name = name_b
     raised = []
 
     def call(param, _ctx, err):
@@ -395,10 +446,18 @@ def calibrate(family, target_epsilon, delta, *, accountant="pld", relation="add-
             err.contents.message = msg[:_lib.ERROR_MESSAGE_SIZE - 1]
             return None
 
-    cb = _lib.EventFamily(call)
     err = _lib.Error()
-    st = L.dpa_calibrate_search(accountant.encode("utf-8"), ctypes.byref(opt), cb, None, float(target_epsilon),
-                                float(delta), ctypes.byref(c), ctypes.byref(err))
+    if template is None:
+        cb, ctx = _lib.EventFamily(call), None
+    else:
+        # the library's own family, the template its context
+        cb, ctx = ctypes.cast(L.dpa_event_template_family, _lib.EventFamily), ctypes.cast(template, ctypes.c_void_p)
+    try:
+        st = L.dpa_calibrate_search(accountant.encode("utf-8"), ctypes.byref(opt), cb, ctx, float(target_epsilon),
+                                    float(delta), ctypes.byref(c), ctypes.byref(err))
+    finally:
+        if template is not None:
+            L.dpa_event_template_free(template)
     if raised:
         raise raised[0]
     result = Calibration(c.value, c.epsilon_at_value, c.fails, c.epsilon_at_fails, c.evaluations,

@@ -21,6 +21,7 @@ STRUCTS = {
     "dpa_bound": _lib.CBound,
     "dpa_options": _lib.Options,
     "dpa_calibration": _lib.CCalibration,
+    "dpa_event_hole": _lib.CEventHole,
 }
 
 
