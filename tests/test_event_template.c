@@ -12,6 +12,7 @@
 
 #define _POSIX_C_SOURCE 200809L
 #include "dpacct.h"
+#include "testutil.h"
 
 #include <check.h>
 #include <locale.h>
@@ -33,18 +34,6 @@ static dpa_event_template *template_ok(const char *text)
     return t;
 }
 
-/* The same tree, every parameter bit for bit. */
-static void assert_same(const dpa_event *a, const dpa_event *b)
-{
-    ck_assert_int_eq(dpa_event_get_kind(a), dpa_event_get_kind(b));
-    for (unsigned i = 0; i < 5; i++) {
-        double x = dpa_event_param(a, i), y = dpa_event_param(b, i);
-        ck_assert_msg((isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0, "param %u: %.17g vs %.17g", i, x, y);
-    }
-    for (unsigned i = 0; i < 2; i++) ck_assert_uint_eq(dpa_event_count(a, i), dpa_event_count(b, i));
-    ck_assert_uint_eq(dpa_event_num_children(a), dpa_event_num_children(b));
-    for (size_t i = 0; i < dpa_event_num_children(a); i++) assert_same(dpa_event_child(a, i), dpa_event_child(b, i));
-}
 
 /* A template filled with a value is the event the constructors build with
  * it; the hole says which parameter it is and which way to search. */
@@ -63,7 +52,7 @@ START_TEST(templates_fill_their_hole)
     dpa_event *got = dpa_event_template_family(2.5, t, &err);
     ck_assert_msg(got != NULL, "%s", err.message);
     dpa_event *want = dpa_event_self_composed(dpa_event_laplace(2.5, &err), 100, &err);
-    assert_same(got, want);
+    assert_same_event(got, want);
     dpa_event_free(got);
     dpa_event_free(want);
     ck_assert_ptr_null(dpa_event_template_family(-1.0, t, &err));   /* the constructor refuses it */
@@ -80,7 +69,7 @@ START_TEST(templates_fill_their_hole)
     ck_assert(h.limit_hi == 1.0);
     got = dpa_event_template_family(0.25, t, &err);
     want = dpa_event_poisson_sampled(0.25, dpa_event_gaussian(1.25, &err), &err);
-    assert_same(got, want);
+    assert_same_event(got, want);
     dpa_event_free(got);
     dpa_event_free(want);
     dpa_event_template_free(t);
@@ -210,7 +199,7 @@ START_TEST(text_ignores_the_locale)
     ck_assert_ptr_nonnull(json);
     dpa_event *back = dpa_event_from_json(json, strlen(json), &err);
     ck_assert_msg(back != NULL, "%s: %s", json, err.message);
-    assert_same(e, back);
+    assert_same_event(e, back);
     free(json);
     dpa_event_free(back);
     dpa_event_free(e);

@@ -7,6 +7,7 @@
 #include <config.h>
 
 #include "dpacct.h"
+#include "testutil.h"
 
 #include <check.h>
 #include <math.h>
@@ -24,19 +25,6 @@ static dpa_event *parse_ok(const char *text)
     return e;
 }
 
-/* The same tree, every parameter bit for bit, through the public accessors. */
-static void assert_same(const dpa_event *a, const dpa_event *b)
-{
-    ck_assert_int_eq(dpa_event_get_kind(a), dpa_event_get_kind(b));
-    for (unsigned i = 0; i < 5; i++) {
-        double x = dpa_event_param(a, i), y = dpa_event_param(b, i);
-        ck_assert_msg((isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0, "%s param %u: %.17g vs %.17g",
-                      dpa_event_kind_name(dpa_event_get_kind(a)), i, x, y);
-    }
-    for (unsigned i = 0; i < 2; i++) ck_assert_uint_eq(dpa_event_count(a, i), dpa_event_count(b, i));
-    ck_assert_uint_eq(dpa_event_num_children(a), dpa_event_num_children(b));
-    for (size_t i = 0; i < dpa_event_num_children(a); i++) assert_same(dpa_event_child(a, i), dpa_event_child(b, i));
-}
 
 static char *text_of(const dpa_event *e)
 {
@@ -57,7 +45,7 @@ static void json_round_trip(const dpa_event *e)
     ck_assert_msg(json != NULL, "%s", err.message);
     dpa_event *back = dpa_event_from_json(json, strlen(json), &err);
     ck_assert_msg(back != NULL, "%s: %s", json, err.message);
-    assert_same(e, back);
+    assert_same_event(e, back);
     char *again = dpa_event_to_json(back, 2, &err);
     ck_assert_str_eq(json, again);
     free(again);
@@ -66,7 +54,7 @@ static void json_round_trip(const dpa_event *e)
     dpa_event_free(back);
     back = dpa_event_from_json(again, strlen(again), &err);
     ck_assert_ptr_nonnull(back);
-    assert_same(e, back);
+    assert_same_event(e, back);
     dpa_event_free(back);
     free(again);
     free(json);
@@ -88,7 +76,7 @@ START_TEST(hand_written_json)
                            "           \"event\": {\"kind\": \"gaussian\", \"sigma\": 1.1}}}");
     dpa_event *want =
         dpa_event_self_composed(dpa_event_poisson_sampled(0.004, dpa_event_gaussian(1.1, &err), &err), 900, &err);
-    assert_same(e, want);
+    assert_same_event(e, want);
     /* written with the digits that read back, not 1.1000000000000001 */
     char *json = dpa_event_to_json(want, 0, &err);
     ck_assert_str_eq(json, "{\"kind\":\"self_composed\",\"count\":900,\"event\":{\"kind\":\"poisson\",\"q\":0.004,"
@@ -109,7 +97,7 @@ START_TEST(hand_written_json)
     };
     for (size_t i = 0; i < 3; i++) {
         e = json_ok(same[i]);
-        assert_same(e, want);
+        assert_same_event(e, want);
         dpa_event_free(e);
     }
     dpa_event_free(want);
@@ -186,7 +174,7 @@ START_TEST(ledger_appends_and_composes)
     ck_assert_msg(total != NULL, "%s", err.message);
     dpa_event *parts[2] = { phase1, phase2 };
     dpa_event *want = dpa_event_composed(parts, 2, &err);
-    assert_same(total, want);
+    assert_same_event(total, want);
     dpa_event_free(total);
     dpa_event_free(want);
     unlink(path);
@@ -249,7 +237,7 @@ START_TEST(every_kind_round_trips)
         const dpa_event *e = i < n ? leaves[i] : all;
         char *text = text_of(e);
         dpa_event *back = parse_ok(text);
-        assert_same(e, back);
+        assert_same_event(e, back);
         char *again = text_of(back);
         ck_assert_str_eq(text, again);
         json_round_trip(e);
@@ -274,13 +262,13 @@ START_TEST(hand_written_text)
         dpa_event_laplace(10.0, &err),
     };
     dpa_event *want = dpa_event_composed(parts, 2, &err);
-    assert_same(e, want);
+    assert_same_event(e, want);
     dpa_event_free(e);
     dpa_event_free(want);
 
     e = parse_ok("self_composed(poisson(gaussian(sigma = 0.8), q = 0.01), count = 1e6)");
     want = dpa_event_self_composed(dpa_event_poisson_sampled(0.01, dpa_event_gaussian(0.8, &err), &err), 1000000, &err);
-    assert_same(e, want);
+    assert_same_event(e, want);
     dpa_event_free(e);
     dpa_event_free(want);
 

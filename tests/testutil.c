@@ -73,3 +73,17 @@ void check_underflowed_lower(const char *method)
     dpa_event_free(e);
     dpa_accountant_free(a);
 }
+
+void assert_same_event(const dpa_event *a, const dpa_event *b)
+{
+    ck_assert_int_eq(dpa_event_get_kind(a), dpa_event_get_kind(b));
+    for (unsigned i = 0; i < 5; i++) {
+        double x = dpa_event_param(a, i), y = dpa_event_param(b, i);
+        ck_assert_msg((isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0, "%s param %u: %.17g vs %.17g",
+                      dpa_event_kind_name(dpa_event_get_kind(a)), i, x, y);
+    }
+    for (unsigned i = 0; i < 2; i++) ck_assert_uint_eq(dpa_event_count(a, i), dpa_event_count(b, i));
+    ck_assert_uint_eq(dpa_event_num_children(a), dpa_event_num_children(b));
+    for (size_t i = 0; i < dpa_event_num_children(a); i++)
+        assert_same_event(dpa_event_child(a, i), dpa_event_child(b, i));
+}

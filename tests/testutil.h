@@ -15,6 +15,10 @@ dpa_accountant *accountant_with(const char *method, dpa_event *e);
 /* The same with options (NULL: the defaults). */
 dpa_accountant *accountant_with_options(const char *method, const dpa_options *opt, dpa_event *e);
 
+/* The same event tree, every parameter bit for bit (NaN as NaN), through
+ * the public accessors; fails the running test otherwise. */
+void assert_same_event(const dpa_event *a, const dpa_event *b);
+
 /* Whether long double arithmetic is narrower than its format claims, as
  * under valgrind, which emulates x87 long doubles with 64-bit doubles
  * (measured at run time through volatiles): the precision is that of a

@@ -173,13 +173,32 @@ static int parse_epoch_range(cli *c, const char *arg)
     return CLI_EXIT_OK;
 }
 
+/* An event given as --mechanism text or an --event file, read now so that
+ * a mistake is a usage error: for calibrate a template (one '?'), else an
+ * event. */
+static int check_event(const cli *c, enum option_id id, const char *arg)
+{
+    dpa_error err = { 0 };
+    const int file = id == OPT_EVENT;
+    if (c->templates) {
+        dpa_event_template *t = file ? dpa_event_template_load(arg, &err) : dpa_event_template_new(arg, strlen(arg), &err);
+        dpa_event_template_free(t);
+        if (!t) return cli_usage_error("--%s: %s", option_table[id].name, err.message);
+    } else {
+        dpa_event *e = file ? dpa_event_load_json(arg, &err) : dpa_event_parse(arg, &err);
+        dpa_event_free(e);
+        if (!e) return cli_usage_error("--%s: %s", option_table[id].name, err.message);
+    }
+    return CLI_EXIT_OK;
+}
+
 static int parse_value(cli *c, enum option_id id, const char *arg)
 {
     static const char *const relations[] = { "add-remove", "replace-one", NULL };
     static const char *const samplings[] = { "poisson", "without-replacement", NULL };
     static const char *const mechanisms[] = { "gaussian", "noisy-cgd", "shuffled", NULL };
     static const char *const randomizers[] = { "any", "rr", NULL };
-    int choice;
+    int choice, st;
     switch (id) {
     case OPT_SIGMA: return parse_positive(id, arg, &c->sigma);
     case OPT_NOISE_MULTIPLIER: return parse_positive(id, arg, &c->noise_multiplier);
@@ -202,16 +221,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
         return CLI_EXIT_OK;
     case OPT_MECHANISM:
         if (strchr(arg, '(')) {          /* an event as text: checked now, built when it is run */
-            dpa_error err = { 0 };
-            if (c->templates) {
-                dpa_event_template *t = dpa_event_template_new(arg, strlen(arg), &err);
-                if (!t) return cli_usage_error("--mechanism: %s", err.message);
-                dpa_event_template_free(t);
-            } else {
-                dpa_event *e = dpa_event_parse(arg, &err);
-                if (!e) return cli_usage_error("--mechanism: %s", err.message);
-                dpa_event_free(e);
-            }
+            if ((st = check_event(c, id, arg))) return st;
             c->event_text = arg;
             return CLI_EXIT_OK;
         }
@@ -254,16 +264,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
         c->require_width = 1;
         return CLI_EXIT_OK;
     case OPT_EVENT: {                    /* read now, so that a mistake in the file is a usage error */
-        dpa_error err = { 0 };
-        if (c->templates) {
-            dpa_event_template *t = dpa_event_template_load(arg, &err);
-            if (!t) return cli_usage_error("--event: %s", err.message);
-            dpa_event_template_free(t);
-        } else {
-            dpa_event *e = dpa_event_load_json(arg, &err);
-            if (!e) return cli_usage_error("--event: %s", err.message);
-            dpa_event_free(e);
-        }
+        if ((st = check_event(c, id, arg))) return st;
         c->event_file = arg;
         return CLI_EXIT_OK;
     }

@@ -10,6 +10,10 @@
  *  - an accepted event round-trips exactly (the promise of dpacct.h and
  *    DESIGN.md): its description parses, and the second event's
  *    description is the same string; a deep copy describes the same too.
+ *  - the same text as a template (dpa_event_template_new; '?' for one
+ *    value): a refusal has a status and a message; an accepted one has a
+ *    named hole whose start lies in its range, builds at its start, and at
+ *    the ends of its range either builds or is refused with a message.
  * Everything is freed, so libFuzzer's leak detection sees any leak of the
  * parser's failure paths.
  */
@@ -25,6 +29,28 @@
 #define MAX_TEXT (64 * 1024)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_template(const char *text, size_t size)
+{
+    dpa_error err = { 0 };
+    dpa_event_template *t = dpa_event_template_new(text, size, &err);
+    if (!t) {
+        if (err.status != DPA_EINVAL && err.status != DPA_ENOMEM && err.status != DPA_EIO) abort();
+        if (!memchr(err.message, '\0', sizeof err.message) || err.message[0] == '\0') abort();
+        return;
+    }
+    dpa_event_hole h;
+    if (dpa_event_template_hole(t, &h, &err) != DPA_OK || !h.name) abort();
+    if (!(h.limit_lo <= h.start && h.start <= h.limit_hi)) abort();
+    const double at[3] = { h.start, h.limit_lo, h.limit_hi };
+    for (int i = 0; i < 3; i++) {
+        dpa_error e2 = { 0 };
+        dpa_event *e = dpa_event_template_family(at[i], t, &e2);
+        if (!e && (i == 0 ? e2.status != DPA_ENOMEM : e2.message[0] == '\0')) abort();
+        dpa_event_free(e);
+    }
+    dpa_event_template_free(t);
+}
 
 static void check_refusal(const dpa_event *e, const dpa_error *err)
 {
@@ -59,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     text[size] = '\0';
 
+    check_template(text, size);
     dpa_error err = { 0 };
     dpa_event *e = dpa_event_parse(text, &err);
     free(text);
