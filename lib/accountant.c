@@ -238,7 +238,7 @@ static int group_fits(dpa_accountant *a, double k, double log_d, double delta, i
     double d = exp(log_d);
     *fits = 0;
     if (a->num_failures && !(d > failure_total(a))) {
-        *b = (dpa_bound){ 0.0, INFINITY, INFINITY, NAN, DPA_NO_LOWER | DPA_UNBOUNDED };
+        *b = (dpa_bound){ 0.0, INFINITY, INFINITY, 0.0, DPA_NO_LOWER | DPA_UNBOUNDED };
         return DPA_OK;
     }
     int st = dpa_accountant_epsilon(a, d, b, err);
@@ -274,7 +274,7 @@ int dpa_accountant_group_epsilon(dpa_accountant *a, uint64_t k, double delta, dp
         if (!fits && !isfinite(b.upper)) break;   /* smaller d only makes eps larger */
     }
     if (!fits) {
-        *out = (dpa_bound){ 0.0, INFINITY, INFINITY, NAN, DPA_NO_LOWER | DPA_UNBOUNDED };
+        *out = (dpa_bound){ 0.0, INFINITY, INFINITY, 0.0, DPA_NO_LOWER | DPA_UNBOUNDED };
         return DPA_OK;
     }
     /* then between the fitting d and the one above it that did not */
@@ -285,7 +285,7 @@ int dpa_accountant_group_epsilon(dpa_accountant *a, uint64_t k, double delta, dp
         else fails_at = mid;
     }
     double eps = kk * best.upper * (1.0 + 4.0 * DBL_EPSILON);   /* rounded up */
-    *out = (dpa_bound){ 0.0, eps, eps, NAN, DPA_NO_LOWER | (best.flags & DPA_APPROXIMATE) };
+    *out = (dpa_bound){ 0.0, eps, eps, 0.0, DPA_NO_LOWER | (best.flags & DPA_APPROXIMATE) };
     if (example_epsilon) *example_epsilon = best.upper;
     if (example_delta) *example_delta = exp(fits_at);
     return DPA_OK;

@@ -101,11 +101,15 @@ enum {
     DPA_CONV_TV = 1u << 8,       /* RDP: total variation bound from the KL divergence
                                   * (Bretagnolle-Huber): delta <= sqrt(1 - e^-eps(alpha)),
                                   * eps = 0 when that is at most delta */
-    DPA_WIDTH_NOT_MET = 1u << 9  /* the bracket is certified but wider than the
+    DPA_WIDTH_NOT_MET = 1u << 9, /* the bracket is certified but wider than the
                                   * accuracy asked (dpa_options.tolerance): the
                                   * best the accountant reached within its limits
                                   * (pld); the query still returns DPA_OK unless
                                   * dpa_options.require_width is set */
+    DPA_SYMMETRISED = 1u << 10   /* trade-off curve from the privacy profile: the
+                                  * upper bound holds in each direction, the lower
+                                  * bounds the curve symmetrised over the two
+                                  * (the mechanism's own for a symmetric pair) */
 };
 
 /* The answer to a privacy query.  The true value lies in [lower, upper];
@@ -413,6 +417,18 @@ int dpa_accountant_compose(dpa_accountant *a, const dpa_event *e, dpa_error *err
 int dpa_accountant_epsilon(dpa_accountant *a, double delta, dpa_bound *out, dpa_error *err);
 /* Smallest delta for which the composed mechanism is (eps, delta)-DP, eps >= 0. */
 int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_error *err);
+/* The trade-off curve (Dong, Roth & Su, JRSS-B 2022): an attacker testing
+ * whether one record was used, at false-positive rate `fpr` in (0, 1],
+ * has a true-positive rate in [out->lower, out->upper].  From the
+ * accountant's delta(eps) (lib/tradeoff.c): upper = the least over eps of
+ * e^eps fpr + delta(eps) and 1 - e^-eps (1 - fpr - delta(eps)), which holds
+ * in each direction; lower bounds that curve (the pair symmetrised over
+ * the two directions: the mechanism's own curve for the Gaussian, Laplace,
+ * randomized response), and is at least fpr.  Flagged DPA_SYMMETRISED;
+ * DPA_WIDTH_NOT_MET when the bracket is wider than 1e-9 after 600 delta
+ * queries (it is valid all the same); DPA_APPROXIMATE when the profile is
+ * an approximation. */
+int dpa_accountant_tradeoff(dpa_accountant *a, double fpr, dpa_bound *out, dpa_error *err);
 /* Group privacy: epsilon at `delta` for neighbours that differ in k
  * records (a user contributing up to k examples), from the record-level
  * guarantee by Vadhan ("The Complexity of Differential Privacy", 2017,

@@ -69,6 +69,7 @@ size_t dpa_bound_describe(unsigned flags, char *buf, size_t size)
         { DPA_PAIR_LOWER, "lower bound of the dominating pair" },
         { DPA_CONV_TV, "total variation (Bretagnolle-Huber) conversion" },
         { DPA_WIDTH_NOT_MET, "width not met: the bracket is wider than the tolerance asked" },
+        { DPA_SYMMETRISED, "symmetrised over the two directions (upper: each direction)" },
     };
     size_t used = 0;
     if (!buf) size = 0;

@@ -66,8 +66,10 @@ static const cli_option option_table[OPT_COUNT] = {
                                      "composed); the format: dpacct(1), EVENTS AS JSON" },
     [OPT_MAX_EXAMPLES] = { "max-examples-per-user", "K", "statement: each user contributes at most K examples: "
                                                          "user-level epsilon by group privacy, K >= 1" },
-    [OPT_PLOT] = { "plot", "FILE", "profile, and epsilon or delta over an --epochs range: also draw the bracket "
-                                   "into FILE (.png, .svg or .pdf) with gnuplot" },
+    [OPT_PLOT] = { "plot", "FILE", "profile, tradeoff, and epsilon or delta over an --epochs range: also draw the "
+                                   "bracket into FILE (.png, .svg or .pdf) with gnuplot" },
+    [OPT_FPR] = { "fpr", "LIST", "tradeoff: comma-separated false-positive rates in (0, 1] (default 1e-5,1e-4,1e-3,"
+                                 "0.01,0.1,0.5)" },
     [OPT_PRINT_EVENT] = { "print-event", NULL, "print the mechanism as a JSON event (for --event) and stop" },
     [OPT_EPSILON0] = { "epsilon0", "E0", "shuffled: each user's local randomizer is E0-DP, E0 > 0" },
     [OPT_USERS] = { "users", "N", "shuffled: number of users, 1 <= N <= 1e9" },
@@ -280,6 +282,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
     case OPT_EPS_MIN: return parse_nonnegative(id, arg, &c->eps_min);
     case OPT_EPS_MAX: return parse_positive(id, arg, &c->eps_max);
     case OPT_POINTS: return parse_count(id, arg, &c->points);
+    case OPT_FPR: return cli_parse_real_list(option_table[id].name, arg, 0.0, 1, 1.0, 0, c->fprs, MAX_FPRS, &c->num_fprs);
     case OPT_HELP:
     case OPT_COUNT:
         break;
@@ -397,6 +400,19 @@ static const command_info commands[] = {
       BRACKET_OPTIONS | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_EPS_MIN) | OPT_BIT(OPT_EPS_MAX) |
           OPT_BIT(OPT_POINTS) | OPT_BIT(OPT_PRINT_EVENT) | OPT_BIT(OPT_PLOT),
       NULL, NULL },
+    { CMD_TRADEOFF, "tradeoff", "an attacker's true-positive rate at each false-positive rate",
+      "--sigma X [--fpr LIST] [OPTIONS]",
+      "Bound how well an attacker can tell whether one record was used: at each\n"
+      "false-positive rate, its true-positive rate lies between the lower and\n"
+      "upper bounds printed (the trade-off curve of Dong, Roth & Su, JRSS-B 2022).\n"
+      "They come from the accountant's privacy profile delta(eps): the upper bound,\n"
+      "the least of e^eps FPR + delta(eps) and 1 - e^-eps (1 - FPR - delta(eps))\n"
+      "over eps, holds whichever neighbour the attacker tests against; the lower\n"
+      "bounds the curve symmetrised over the two directions, which is the\n"
+      "mechanism's own for the Gaussian, Laplace and randomized response.  About\n"
+      "30 delta queries per rate (pld on DP-SGD: seconds each).",
+      BRACKET_OPTIONS | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FPR) | OPT_BIT(OPT_PRINT_EVENT) | OPT_BIT(OPT_PLOT),
+      NULL, NULL },
 };
 #define NUM_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -457,7 +473,7 @@ static void print_command_help(const command_info *cmd)
     };
     static const enum option_id query_group[] = {
         OPT_DELTA, OPT_EPSILON, OPT_ACCOUNTANT, OPT_SOLVE, OPT_TOLERANCE, OPT_SIGMA_MIN, OPT_SIGMA_MAX, OPT_ORDERS,
-        OPT_EPS_ERROR, OPT_REQUIRE_WIDTH, OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_FAILURE_DELTA, OPT_PLOT,
+        OPT_EPS_ERROR, OPT_REQUIRE_WIDTH, OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_FPR, OPT_FAILURE_DELTA, OPT_PLOT,
     };
     printf("The mechanism is the Gaussian mechanism with noise multiplier --sigma,\n"
            "Poisson-sampled at rate Q when Q < 1 (or batches of B out of N without\n"
@@ -775,8 +791,8 @@ static int check_combinations(const command_info *cmd, const cli *c)
         return cli_usage_error("--epochs: a range needs the mechanism built from flags");
     if (c->sweep && c->noisy_cgd && (c->epochs_from != floor(c->epochs_from) || c->epochs_by != floor(c->epochs_by)))
         return cli_usage_error("--epochs: noisy-cgd runs whole epochs: the range's start and step must be whole");
-    if (c->plot && !c->sweep && cmd->id != CMD_PROFILE)
-        return cli_usage_error("--plot: for 'profile', or with an --epochs range");
+    if (c->plot && !c->sweep && cmd->id != CMD_PROFILE && cmd->id != CMD_TRADEOFF)
+        return cli_usage_error("--plot: for 'profile' and 'tradeoff', or with an --epochs range");
     if (c->event_file && given(c, OPT_MECHANISM))
         return cli_usage_error("--event: cannot be combined with --mechanism (both describe the mechanism)");
     /* an event is the whole mechanism: past its own checks, the query's */
@@ -817,6 +833,16 @@ static int check_combinations(const command_info *cmd, const cli *c)
     if (cmd->id == CMD_DELTA)
         return (st = require_noise(cmd, c)) ? st : require(cmd, c, OPT_EPSILON);
     if (cmd->id == CMD_RDP_CURVE) return require_noise(cmd, c);
+    if (cmd->id == CMD_TRADEOFF) {
+        if ((st = require_noise(cmd, c))) return st;
+        if (given(c, OPT_FPR)) {   /* increasing, so that a figure's curve is one */
+            for (size_t i = 1; i < c->num_fprs; i++)
+                if (!(c->fprs[i] > c->fprs[i - 1]))
+                    return cli_usage_error("--fpr: the rates must increase, got %g after %g", c->fprs[i],
+                                           c->fprs[i - 1]);
+        }
+        return CLI_EXIT_OK;
+    }
     if (cmd->id == CMD_PROFILE) {
         if ((st = require_noise(cmd, c))) return st;
         if (!(c->eps_max > c->eps_min))

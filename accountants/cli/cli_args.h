@@ -24,7 +24,7 @@ enum option_id {
     OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE,
     OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS, OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS,
     OPT_FAILURE_DELTA, OPT_TOLERANCE, OPT_SIGMA_MIN, OPT_SIGMA_MAX, OPT_REQUIRE_WIDTH, OPT_EVENT, OPT_PRINT_EVENT,
-    OPT_NOISE_MULTIPLIER, OPT_MAX_EXAMPLES, OPT_PLOT, OPT_HELP, OPT_COUNT
+    OPT_NOISE_MULTIPLIER, OPT_MAX_EXAMPLES, OPT_PLOT, OPT_FPR, OPT_HELP, OPT_COUNT
 };
 
 /* calibrate --solve sigma searches [--sigma-min, --sigma-max]: these by default */
@@ -36,6 +36,8 @@ enum option_id {
 
 /* at most this many Renyi orders on the command line */
 #define MAX_ORDERS 1024
+/* tradeoff: at most this many false-positive rates (--fpr) */
+#define MAX_FPRS 1024
 
 /* What was asked for, as parsed; `seen` records which flags were given. */
 typedef struct cli {
@@ -74,6 +76,8 @@ typedef struct cli {
     solve_target solve;
     double orders[MAX_ORDERS]; /* --orders, used by the rdp accountant */
     size_t num_orders;
+    double fprs[MAX_FPRS];     /* tradeoff --fpr: the false-positive rates */
+    size_t num_fprs;
 } cli;
 
 /* The mechanism once the sampling and step flags are resolved. */
@@ -107,7 +111,7 @@ typedef struct mechanism {
 /* The subcommands; CMD_NONE: nothing to run (help or the version was printed). */
 typedef enum {
     CMD_NONE, CMD_EPSILON, CMD_DELTA, CMD_CALIBRATE, CMD_COMPARE, CMD_RDP_CURVE, CMD_PROFILE, CMD_SHUFFLE,
-    CMD_STATEMENT
+    CMD_STATEMENT, CMD_TRADEOFF
 } command_id;
 
 /* steps = ceil(E / q), taking a quotient within 8 ulps of an integer as

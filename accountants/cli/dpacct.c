@@ -922,12 +922,24 @@ static int cmd_rdp_curve(const cli *c, const mechanism *m)
     return CLI_EXIT_OK;
 }
 
-/* The privacy profile delta(eps) at evenly spaced epsilons, one accountant
- * composed once and queried at each.  Upper bounds are printed rounded up,
- * lower bounds rounded down; a row whose width was not met keeps its valid
- * bracket and says so, by how much (with --require-width, DPA_EACCURACY:
- * every row is still printed, then the first such row's reason, exit 1). */
-static int cmd_profile(const cli *c, const mechanism *m)
+/* A curve of brackets, one row per x, one accountant composed once and
+ * queried at each: the privacy profile (delta at each epsilon) or the
+ * trade-off curve (TPR bounds at each false-positive rate).  Upper bounds
+ * are printed rounded up, lower bounds rounded down; a row whose width was
+ * not met keeps its valid bracket and says so, by how much (with
+ * --require-width, DPA_EACCURACY: every row is still printed, then the
+ * first such row's reason, exit 1). */
+typedef struct curve {
+    const char *key;                 /* JSON: the array of rows */
+    const char *x_name, *lower_name, *upper_name; /* JSON and CSV */
+    const char *x_label, *lower_label, *upper_label, *y_label, *what; /* the table and the figure */
+    const double *x;                 /* the points (NULL: --eps-min .. --eps-max, --points) */
+    size_t n;
+    int (*query)(dpa_accountant *a, double x, dpa_bound *out, dpa_error *err);
+    int log_y;                       /* the figure's y axis */
+} curve;
+
+static int run_curve(const cli *c, const mechanism *m, const curve *cv)
 {
     dpa_error err = { 0 }, width_failed = { 0 };
     dpa_options opt;
@@ -949,20 +961,21 @@ static int cmd_profile(const cli *c, const mechanism *m)
     if (c->format == CLI_FORMAT_JSON) {
         rows_json = json_array();
         doc = json_pack("{s:o, s:o, s:o, s:o}", "mechanism", cli_json_text(mech), "relation",
-                        cli_json_text(relation_name(c->relation)), "method", cli_json_text(method), "profile",
+                        cli_json_text(relation_name(c->relation)), "method", cli_json_text(method), cv->key,
                         rows_json);
         if (!doc) {
             dpa_accountant_free(a);
             return json_failed();
         }
     } else if (c->format == CLI_FORMAT_CSV) {
-        printf("epsilon,delta_lower,delta_upper,flags\n");
+        printf("%s,%s,%s,flags\n", cv->x_name, cv->lower_name, cv->upper_name);
     } else {
-        printf("mechanism: %s, %s neighbours, method %s\n%-14s %-16s %-16s %s\n", mech,
-               relation_name(c->relation), method, "epsilon", "delta lower", "delta upper", "notes");
+        printf("mechanism: %s, %s neighbours, method %s\n%-14s %-16s %-16s %s\n", mech, relation_name(c->relation),
+               method, cv->x_label, cv->lower_label, cv->upper_label, "notes");
     }
-    double *px = c->plot ? calloc(c->points, sizeof *px) : NULL, *plo = c->plot ? calloc(c->points, sizeof *plo) : NULL,
-           *pup = c->plot ? calloc(c->points, sizeof *pup) : NULL;
+    const size_t n = cv->n;
+    double *px = c->plot ? calloc(n, sizeof *px) : NULL, *plo = c->plot ? calloc(n, sizeof *plo) : NULL,
+           *pup = c->plot ? calloc(n, sizeof *pup) : NULL;
     if (c->plot && (!px || !plo || !pup)) {
         free(px), free(plo), free(pup);
         dpa_accountant_free(a);
@@ -970,15 +983,15 @@ static int cmd_profile(const cli *c, const mechanism *m)
         set_error(&err, DPA_ENOMEM, "out of memory");
         return library_error(&err);
     }
-    for (uint64_t i = 0; i < c->points; i++) {
-        double eps = c->eps_min + (c->eps_max - c->eps_min) * (double)i / (double)(c->points - 1);
-        if (i + 1 == c->points) eps = c->eps_max;
-        /* query the epsilon as it is printed, so that each row's delta
-         * belongs to the epsilon shown (0.3, not 0.30000000000000004) */
+    for (size_t i = 0; i < n; i++) {
+        double x = cv->x ? cv->x[i] : c->eps_min + (c->eps_max - c->eps_min) * (double)i / (double)(n - 1);
+        if (!cv->x && i + 1 == n) x = c->eps_max;
+        /* query the x as it is printed, so that each row's bracket belongs
+         * to the x shown (0.3, not 0.30000000000000004) */
         char shown[CLI_NUMBER_SIZE];
-        eps = strtod(cli_format_plain(eps, shown), NULL);
+        x = strtod(cli_format_plain(x, shown), NULL);
         dpa_bound b;
-        st = dpa_accountant_delta(a, eps, &b, &err);
+        st = cv->query(a, x, &b, &err);
         if (st && !(st == DPA_EACCURACY && (b.flags & DPA_WIDTH_NOT_MET))) {
             if (doc) cli_json_print(stdout, doc);
             free(px), free(plo), free(pup);
@@ -987,17 +1000,19 @@ static int cmd_profile(const cli *c, const mechanism *m)
         }
         if (st && !width_failed.status) width_failed = err;
         if (px) {
-            px[i] = eps;
+            px[i] = x;
             pup[i] = b.upper;
             plo[i] = b.lower;
         }
-        char x[CLI_NUMBER_SIZE], notes[384], note[128];
+        char xs[CLI_NUMBER_SIZE], notes[384], note[128] = "";
         cli_bound_text t;
         size_t used = dpa_bound_describe(b.flags, notes, sizeof notes);
-        width_note(&b, opt.tolerance > 0.0 ? opt.tolerance : CLI_DEFAULT_EPS_ERROR, note, sizeof note);
+        if (cv->query == dpa_accountant_delta)
+            width_note(&b, opt.tolerance > 0.0 ? opt.tolerance : CLI_DEFAULT_EPS_ERROR, note, sizeof note);
         if (note[0] && used < sizeof notes) snprintf(notes + used, sizeof notes - used, " (%s)", note);
         if (!notes[0]) snprintf(notes, sizeof notes, "-");
-        if (cli_format_value(eps, CLI_ROLE_PLAIN, cli_style_of(c->format), x) || cli_format_bound(&b, cli_style_of(c->format), &t)) {
+        if (cli_format_value(x, CLI_ROLE_PLAIN, cli_style_of(c->format), xs) ||
+            cli_format_bound(&b, cli_style_of(c->format), &t)) {
             if (doc) cli_json_print(stdout, doc);
             free(px), free(plo), free(pup);
             dpa_accountant_free(a);
@@ -1005,8 +1020,8 @@ static int cmd_profile(const cli *c, const mechanism *m)
         }
         const char *lo = t.lower, *up = t.upper;
         if (c->format == CLI_FORMAT_JSON) {
-            if (json_array_append_new(rows_json, json_pack("{s:o, s:o, s:o, s:o}", "epsilon", cli_json_number(x),
-                                                           "delta_lower", cli_json_number(lo), "delta_upper",
+            if (json_array_append_new(rows_json, json_pack("{s:o, s:o, s:o, s:o}", cv->x_name, cli_json_number(xs),
+                                                           cv->lower_name, cli_json_number(lo), cv->upper_name,
                                                            cli_json_number(up), "notes", cli_json_text(notes)))) {
                 json_decref(doc);
                 free(px), free(plo), free(pup);
@@ -1014,11 +1029,11 @@ static int cmd_profile(const cli *c, const mechanism *m)
                 return json_failed();
             }
         } else if (c->format == CLI_FORMAT_CSV) {
-            printf("%s,%s,%s,", x, lo, up);
+            printf("%s,%s,%s,", xs, lo, up);
             cli_csv_field(stdout, notes);
             printf("\n");
         } else {
-            printf("%-14s %-16s %-16s %s\n", x, lo, up, notes);
+            printf("%-14s %-16s %-16s %s\n", xs, lo, up, notes);
         }
     }
     if (doc && cli_json_print(stdout, doc)) {
@@ -1029,8 +1044,8 @@ static int cmd_profile(const cli *c, const mechanism *m)
     dpa_accountant_free(a);
     if (px) {
         char why[512], title[DESCRIPTION_SIZE + 64];
-        snprintf(title, sizeof title, "privacy profile of %s (%s, %s)", mech, method, relation_name(c->relation));
-        cli_plot_spec p = { c->plot, title, "epsilon", "delta", px, plo, pup, (size_t)c->points, 1 };
+        snprintf(title, sizeof title, "%s of %s (%s, %s)", cv->what, mech, method, relation_name(c->relation));
+        cli_plot_spec p = { c->plot, title, cv->x_label, cv->y_label, px, plo, pup, n, cv->log_y };
         int bad = cli_plot(&p, why, sizeof why);
         free(px), free(plo), free(pup);
         if (bad) {
@@ -1040,6 +1055,27 @@ static int cmd_profile(const cli *c, const mechanism *m)
     }
     if (width_failed.status) return width_error(width_failed.message);
     return CLI_EXIT_OK;
+}
+
+/* delta(eps), lower and upper, at --points epsilons from --eps-min to
+ * --eps-max; a row whose bracket is wider than asked keeps it, flagged. */
+static int cmd_profile(const cli *c, const mechanism *m)
+{
+    const curve cv = { "profile", "epsilon", "delta_lower", "delta_upper", "epsilon", "delta lower", "delta upper",
+                       "delta", "privacy profile", NULL, (size_t)c->points, dpa_accountant_delta, 1 };
+    return run_curve(c, m, &cv);
+}
+
+/* The attacker's TPR bounds at each --fpr (dpa_accountant_tradeoff). */
+static int cmd_tradeoff(const cli *c, const mechanism *m)
+{
+    static const double default_fprs[] = { 1e-5, 1e-4, 1e-3, 0.01, 0.1, 0.5 };
+    const int given_fprs = c->num_fprs > 0;
+    const curve cv = { "tradeoff", "fpr", "tpr_lower", "tpr_upper", "FPR", "TPR lower", "TPR upper",
+                       "true-positive rate", "trade-off curve", given_fprs ? c->fprs : default_fprs,
+                       given_fprs ? c->num_fprs : sizeof default_fprs / sizeof default_fprs[0], dpa_accountant_tradeoff,
+                       0 };
+    return run_curve(c, m, &cv);
 }
 
 /* ---- running a subcommand -------------------------------------------------- */
@@ -1053,6 +1089,7 @@ static int run_command(command_id cmd, const cli *c, const mechanism *m)
     case CMD_COMPARE: return cmd_compare(c, m);
     case CMD_RDP_CURVE: return cmd_rdp_curve(c, m);
     case CMD_PROFILE: return cmd_profile(c, m);
+    case CMD_TRADEOFF: return cmd_tradeoff(c, m);
     case CMD_SHUFFLE: return cmd_shuffle(c, m);
     case CMD_STATEMENT: return cmd_statement(c, m) ? nan_output() : CLI_EXIT_OK;
     case CMD_NONE: break;
