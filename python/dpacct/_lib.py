@@ -147,6 +147,7 @@ _PROTOTYPES = {
     "dpa_accountant_failure": (ctypes.c_int, [AccountantP, ctypes.c_size_t, ctypes.POINTER(ctypes.c_double),
                                               ctypes.POINTER(ctypes.c_char_p)]),
     "dpa_accountant_free": (None, [AccountantP]),
+    "dpa_accountant_tradeoff": (ctypes.c_int, [AccountantP, ctypes.c_double, ctypes.POINTER(CBound), ErrorP]),
     "dpa_accountant_group_epsilon": (ctypes.c_int, [AccountantP, ctypes.c_uint64, ctypes.c_double,
                                                     ctypes.POINTER(CBound), ctypes.POINTER(ctypes.c_double),
                                                     ctypes.POINTER(ctypes.c_double), ErrorP]),

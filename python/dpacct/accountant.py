@@ -77,6 +77,7 @@ class Bound:
     PAIR_LOWER = 1 << 7
     CONV_TV = 1 << 8
     WIDTH_NOT_MET = 1 << 9
+    SYMMETRISED = 1 << 10
 
     @classmethod
     def _from_c(cls, b):
@@ -286,6 +287,14 @@ class Accountant:
     def delta(self, epsilon):
         """The smallest delta for which the composition is (epsilon, delta)-DP: a Bound."""
         return self._query(_lib.lib().dpa_accountant_delta, epsilon)
+
+    def tradeoff(self, fpr):
+        """Bounds on an attacker's true-positive rate at false-positive rate
+        `fpr` in (0, 1] (dpa_accountant_tradeoff): a Bound whose upper holds
+        whichever neighbour is tested against and whose lower bounds the
+        curve symmetrised over the two directions (the mechanism's own for
+        the Gaussian, Laplace, randomized response)."""
+        return self._query(_lib.lib().dpa_accountant_tradeoff, fpr)
 
     def group_epsilon(self, k, delta):
         """eps at `delta` for neighbours that differ in k records (a user with

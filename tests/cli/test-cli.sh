@@ -1220,6 +1220,39 @@ expect_usage "template: not with --sigma-max" "--sigma-max" \
 expect_usage "template: a count has no tolerance" "--tolerance" \
     calibrate --mechanism 'self_composed(count=?, gaussian(sigma=1))' --tolerance 0.01 --epsilon 1 --delta 1e-5
 
+# ---- tradeoff: an attacker's TPR at each false-positive rate -----------------
+# Four full-batch DP-SGD steps of noise multiplier 2 are the mu = 1 Gaussian,
+# whose curve is Phi(Phi^-1(alpha) + 1) (Dong, Roth & Su 2022): mpmath at
+# 30 digits gives 0.018298468405656598, 0.092362248073693936 and
+# 0.38914369164536097 at alpha = 1e-3, 1e-2, 0.1.  The bracket must hold
+# each and be narrower than 1e-6.
+expect_ok "tradeoff: DP-SGD, full batches" '^0\.001 ' tradeoff --sigma 2 --steps 4 --fpr 0.001,0.01,0.1
+for pair in 0.001:0.018298468405656598 0.01:0.092362248073693936 0.1:0.38914369164536097; do
+    fpr=${pair%%:*}
+    exact=${pair#*:}
+    row=$(awk -v f="$fpr" '$1 == f { print $2, $3 }' "$TMP/out")
+    check "tradeoff: TPR at FPR $fpr brackets $exact within 1e-6" "v1 <= v3 && v3 <= v2 && v2 - v1 <= 1e-6" $row "$exact"
+done
+if grep -q 'symmetrised over the two directions' "$TMP/out"; then pass "tradeoff: the rows say what the lower bounds"
+else fail "tradeoff: the rows say what the lower bounds"; fi
+# Poisson-sampled: the upper bound holds in each direction, so it is at
+# least the FPR; pld's bracket is narrower than rdp's (rdp has no lower)
+run tradeoff --sigma 1 --sampling-rate 0.01 --steps 10 --fpr 0.01 --accountant pld --format csv
+pld_row=$(sed -n 2p "$TMP/out")
+run tradeoff --sigma 1 --sampling-rate 0.01 --steps 10 --fpr 0.01 --accountant rdp --format csv
+rdp_row=$(sed -n 2p "$TMP/out")
+check "tradeoff: pld's bracket inside [FPR, rdp's upper]" "v1 >= 0.01 && v1 <= v2 && v2 <= v3" \
+    "$(echo "$pld_row" | cut -d, -f2)" "$(echo "$pld_row" | cut -d, -f3)" "$(echo "$rdp_row" | cut -d, -f3)"
+expect_ok "tradeoff: JSON" '"tradeoff": \[' tradeoff --sigma 1 --fpr 0.1 --format json
+if is_json "$TMP/out"; then pass "tradeoff: valid JSON"; else fail "tradeoff: valid JSON"; fi
+expect_ok "tradeoff: an event" '^0\.3 ' tradeoff --mechanism 'laplace(scale=1)' --fpr 0.3 --accountant pld
+expect_ok "tradeoff --plot" '^FPR' tradeoff --sigma 1 --plot "$TMP/tradeoff.svg"
+if grep -q '<svg' "$TMP/tradeoff.svg" 2>/dev/null; then pass "tradeoff --plot: an SVG"; else fail "tradeoff --plot: an SVG"; fi
+expect_usage "tradeoff: --fpr in (0, 1]" "--fpr" tradeoff --sigma 1 --fpr 0
+expect_usage "tradeoff: --fpr increasing" "must increase" tradeoff --sigma 1 --fpr 0.1,0.01
+expect_usage "tradeoff: --fpr is tradeoff's" "--fpr" epsilon --sigma 1 --delta 1e-5 --fpr 0.1
+expect_ok "tradeoff --help" '^Usage: dpacct tradeoff' tradeoff --help
+
 # ---- --noise-multiplier: the noise as trainers add it (std / C) ---------------
 # Under replace-one the sensitivity is 2C, so Z = 1 is sigma = 1/2, a
 # Gaussian of mu = 2: eps at delta 1e-5 is 9.997256146434298 (scipy's brentq

@@ -99,3 +99,19 @@ def test_template_mistakes(template, says):
 def test_template_takes_no_direction():
     with pytest.raises(InvalidArgument, match="direction and integer"):
         calibrate("gaussian(sigma=?)", 1.0, 1e-5, direction="largest")
+
+
+# mu = 1 Gaussian: TPR = Phi(Phi^-1(alpha) + 1), mpmath at 30 digits
+GAUSS_CURVE_MU1 = {1e-3: 0.018298468405656598, 1e-2: 0.092362248073693936, 0.1: 0.38914369164536097}
+
+
+@pytest.mark.parametrize("alpha", sorted(GAUSS_CURVE_MU1))
+def test_tradeoff_of_a_gaussian(alpha):
+    b = Accountant("gaussian").compose(Gaussian(1.0)).tradeoff(alpha)
+    assert b.lower <= GAUSS_CURVE_MU1[alpha] <= b.upper and b.upper - b.lower <= 1e-8
+    assert b.flags & b.SYMMETRISED
+
+
+def test_tradeoff_refuses_a_rate_outside_the_unit_interval():
+    with pytest.raises(InvalidArgument, match="false-positive rate"):
+        Accountant("gaussian").compose(Gaussian(1.0)).tradeoff(0.0)
