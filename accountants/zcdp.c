@@ -58,6 +58,7 @@ static int leaf_rho(const dpa_event *e, double *rho, double *xi, int *gaussian, 
     /* pure eps-DP is eps^2/2-zCDP */
     case DPA_EVENT_LAPLACE:
     case DPA_EVENT_RANDOMIZED_RESPONSE:
+    case DPA_EVENT_PERMUTE_AND_FLIP:
     case DPA_EVENT_DISCRETE_LAPLACE: eps = dpa_event_pure_epsilon(e); break;
     case DPA_EVENT_EPSILON_DELTA:
         if (dpa_event_param(e, 1) != 0.0)

@@ -153,6 +153,7 @@ typedef enum dpa_event_kind {
     DPA_EVENT_TRUNCATED_LAPLACE,
     DPA_EVENT_GSM_FROBENIUS,
     DPA_EVENT_GSM_SPECTRAL,
+    DPA_EVENT_PERMUTE_AND_FLIP,
     DPA_EVENT_INVALID = -1 /* not a kind: dpa_event_get_kind(NULL) */
 } dpa_event_kind;
 
@@ -195,6 +196,10 @@ dpa_event *dpa_event_discrete_gaussian(double sigma, uint64_t sensitivity, dpa_e
 dpa_event *dpa_event_discrete_laplace(double scale, uint64_t sensitivity, dpa_error *err);
 /* Exponential mechanism with privacy parameter epsilon (bounded range eps). */
 dpa_event *dpa_event_exponential(double epsilon, dpa_error *err);
+/* Permute-and-flip (McKenna & Sheldon, NeurIPS 2020) with privacy parameter
+ * epsilon: eps-DP (their Thm 1), accounted as pure eps-DP (unlike the
+ * exponential mechanism it is not known to be eps-bounded range). */
+dpa_event *dpa_event_permute_and_flip(double epsilon, dpa_error *err);
 /* A black box known only to be (epsilon, delta)-DP. */
 dpa_event *dpa_event_epsilon_delta(double epsilon, double delta, dpa_error *err);
 /* (xi, rho)-approximate zCDP: D_alpha <= xi + rho * alpha for all alpha > 1. */

@@ -44,6 +44,7 @@ static const struct {
     [DPA_EVENT_TRUNCATED_LAPLACE] = { "truncated_laplace", { "eps", "delta" }, { 0 } },
     [DPA_EVENT_GSM_FROBENIUS] = { "gsm_frobenius", { "M" }, { "k" } },
     [DPA_EVENT_GSM_SPECTRAL] = { "gsm_spectral", { "eta" }, { "k", "n" } },
+    [DPA_EVENT_PERMUTE_AND_FLIP] = { "permute_and_flip", { "eps" }, { 0 } },
 };
 
 static dpa_event *event_new(dpa_event_kind kind, dpa_error *err)
@@ -153,6 +154,14 @@ dpa_event *dpa_event_exponential(double epsilon, dpa_error *err)
 {
     REQUIRE(positive_finite(epsilon), "exponential: epsilon must be positive and finite, got %g", epsilon);
     dpa_event *e = event_new(DPA_EVENT_EXPONENTIAL, err);
+    if (e) e->param[0] = epsilon;
+    return e;
+}
+
+dpa_event *dpa_event_permute_and_flip(double epsilon, dpa_error *err)
+{
+    REQUIRE(positive_finite(epsilon), "permute_and_flip: epsilon must be positive and finite, got %g", epsilon);
+    dpa_event *e = event_new(DPA_EVENT_PERMUTE_AND_FLIP, err);
     if (e) e->param[0] = epsilon;
     return e;
 }
@@ -359,7 +368,8 @@ double dpa_event_pure_epsilon(const dpa_event *e)
     switch (e->kind) {
     case DPA_EVENT_LAPLACE: return 1.0 / p0;
     case DPA_EVENT_RANDOMIZED_RESPONSE:
-    case DPA_EVENT_EXPONENTIAL: return p0;
+    case DPA_EVENT_EXPONENTIAL:
+    case DPA_EVENT_PERMUTE_AND_FLIP: return p0;
     case DPA_EVENT_DISCRETE_LAPLACE: return (double)e->count[0] / p0;
     case DPA_EVENT_EPSILON_DELTA: return e->param[1] == 0.0 ? p0 : INFINITY;
     default: return INFINITY;

@@ -60,6 +60,7 @@ static const struct {
     /* privacy parameters of a component */
     { DPA_EVENT_RANDOMIZED_RESPONSE, "eps", DPA_SEARCH_LARGEST, 1e-9, 50.0, 1.0 },
     { DPA_EVENT_EXPONENTIAL, "eps", DPA_SEARCH_LARGEST, 1e-9, 50.0, 1.0 },
+    { DPA_EVENT_PERMUTE_AND_FLIP, "eps", DPA_SEARCH_LARGEST, 1e-9, 50.0, 1.0 },
     { DPA_EVENT_EPSILON_DELTA, "eps", DPA_SEARCH_LARGEST, 1e-9, 50.0, 1.0 },
     { DPA_EVENT_TRUNCATED_LAPLACE, "eps", DPA_SEARCH_LARGEST, 1e-9, 50.0, 1.0 },
     { DPA_EVENT_SHUFFLED, "eps0", DPA_SEARCH_LARGEST, 1e-9, 50.0, 1.0 },

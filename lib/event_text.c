@@ -473,6 +473,10 @@ dpa_event *event_build(parser *p, dpa_event_kind kind, size_t at, argument *args
         if (!st) e = dpa_event_discrete_laplace(x[0], c[0], err);
         break;
     case DPA_EVENT_EXPONENTIAL: TAKE(NUM("eps", 0)); if (!st) e = dpa_event_exponential(x[0], err); break;
+    case DPA_EVENT_PERMUTE_AND_FLIP:
+        TAKE(NUM("eps", 0));
+        if (!st) e = dpa_event_permute_and_flip(x[0], err);
+        break;
     case DPA_EVENT_EPSILON_DELTA:
         TAKE(NUM("eps", 0), NUM("delta", 1));
         if (!st) e = dpa_event_epsilon_delta(x[0], x[1], err);

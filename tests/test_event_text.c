@@ -201,6 +201,7 @@ START_TEST(every_kind_round_trips)
         dpa_event_discrete_gaussian(2.5, UINT64_MAX, &err),
         dpa_event_discrete_laplace(0.7, 3, &err),
         dpa_event_exponential(1e-300, &err),
+        dpa_event_permute_and_flip(third, &err),
         dpa_event_epsilon_delta(0.0, 0.0, &err),
         dpa_event_epsilon_delta(1.5, 1e-9, &err),
         dpa_event_zcdp(0.0, 0.0, &err),

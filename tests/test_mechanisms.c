@@ -15,7 +15,8 @@
  *    and the largest k;
  *  - failure deltas add to delta and come off the delta of an eps query;
  *  - Liu-Talwar random stopping: 3 eps for a pure base, refused otherwise;
- *    rdp's geometric repetition is Papernot & Steinke's Thm 2, written here.
+ *    rdp's geometric repetition is Papernot & Steinke's Thm 2, written here;
+ *  - permute-and-flip composed against the exact composition of pure DP.
  */
 #include "dpacct.h"
 #include "testutil.h"
@@ -561,6 +562,48 @@ START_TEST(liu_talwar_three_eps)
 }
 END_TEST
 
+/* Permute-and-flip (McKenna & Sheldon 2020) is eps-DP: k of them compose
+ * at most as k releases of the pure eps-DP pair, whose exact profile is
+ * Kairouz, Oh & Viswanath's (ICML 2015, Thm 3.3): delta(e') = sum_i C(k, i)
+ * (e^((k-i) eps) - e^e' e^(i eps))_+ / (1 + e^eps)^k.  mpmath at 40 digits
+ * (tests/ref/pure_composition.py): eps at delta and delta at e' = 2.  pld's
+ * bracket must hold them, rdp's and zcdp's upper bounds lie above them,
+ * and the exponential mechanism's bound (bounded range) may be smaller. */
+START_TEST(permute_and_flip_is_pure_dp)
+{
+    static const struct { uint64_t k; double eps, delta, eps_at_delta, delta_at_2; } ref[] = {
+        { 10, 0.5, 1e-5, 4.9988541204123691183, 0.14546644644111701547 },
+        { 100, 0.1, 1e-5, 4.3067913725165067871, 0.020140178428191531843 },
+        { 10, 0.5, 1e-3, 4.8783719584638214724, 0.14546644644111701547 },
+    };
+    dpa_error err = { 0 };
+    for (size_t i = 0; i < sizeof ref / sizeof ref[0]; i++) {
+        dpa_bound b;
+        dpa_accountant *a = accountant_with(
+            "pld", dpa_event_self_composed(dpa_event_permute_and_flip(ref[i].eps, &err), ref[i].k, &err));
+        ck_assert_int_eq(dpa_accountant_epsilon(a, ref[i].delta, &b, &err), DPA_OK);
+        ck_assert_msg(b.lower <= ref[i].eps_at_delta && ref[i].eps_at_delta <= b.upper, "pld eps [%.12g, %.12g] vs %.12g",
+                      b.lower, b.upper, ref[i].eps_at_delta);
+        ck_assert_int_eq(dpa_accountant_delta(a, 2.0, &b, &err), DPA_OK);
+        ck_assert_msg(b.lower <= ref[i].delta_at_2 && ref[i].delta_at_2 <= b.upper, "pld delta [%.12g, %.12g] vs %.12g",
+                      b.lower, b.upper, ref[i].delta_at_2);
+        dpa_accountant_free(a);
+        static const char *const others[] = { "rdp", "zcdp" };
+        for (size_t j = 0; j < 2; j++) {
+            a = accountant_with(others[j], dpa_event_self_composed(dpa_event_permute_and_flip(ref[i].eps, &err),
+                                                                   ref[i].k, &err));
+            ck_assert_int_eq(dpa_accountant_epsilon(a, ref[i].delta, &b, &err), DPA_OK);
+            ck_assert_msg(b.upper >= ref[i].eps_at_delta, "%s %.12g below %.12g", others[j], b.upper,
+                          ref[i].eps_at_delta);
+            dpa_accountant_free(a);
+        }
+    }
+    ck_assert_ptr_null(dpa_event_permute_and_flip(0.0, &err));
+    ck_assert_int_eq(err.status, DPA_EINVAL);
+    ck_assert_ptr_null(dpa_event_permute_and_flip(INFINITY, &err));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mechanisms");
@@ -577,6 +620,7 @@ int main(void)
     tcase_add_test(tc, gsm_epsilon_and_max_samples);
     tcase_add_test(tc, failure_terms_add);
     tcase_add_test(tc, liu_talwar_three_eps);
+    tcase_add_test(tc, permute_and_flip_is_pure_dp);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -610,6 +610,13 @@ static int leaf_pair(const dpa_event *e, pld_profile *out, dpa_error *err)
                             "supported (its exact tail sums would be too long); use rdp");
         p = pld_profile_discrete_gaussian(p0, c0);
         break;
+    case DPA_EVENT_PERMUTE_AND_FLIP:   /* eps-DP: the pair of pure eps-DP (McKenna & Sheldon 2020, Thm 1) */
+        if (!positive_finite(p0))
+            return dpa_fail(err, DPA_EINVAL, "pld: permute_and_flip epsilon must be positive and finite, got %g", p0);
+        p.pair = PLD_EPSILON_DELTA;
+        p.eps = p0;
+        p.delta = 0.0;
+        break;
     case DPA_EVENT_EPSILON_DELTA:
         if (!(p0 >= 0.0 && isfinite(p0)))
             return dpa_fail(err, DPA_EINVAL, "pld: epsilon_delta epsilon must be finite and >= 0, got %g", p0);

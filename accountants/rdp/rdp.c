@@ -242,6 +242,9 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
     case DPA_EVENT_RANDOMIZED_RESPONSE:
         FILL(rdp_randomized_response(p0, (double)dpa_event_count(e, 0), alpha));
         return DPA_OK;
+    case DPA_EVENT_PERMUTE_AND_FLIP:  /* eps-DP (McKenna & Sheldon 2020, Thm 1) */
+        FILL(rdp_pure_dp(p0, alpha));
+        return DPA_OK;
     case DPA_EVENT_DISCRETE_LAPLACE:  /* pure eps-DP with eps = sensitivity / scale */
         FILL(rdp_pure_dp((double)dpa_event_count(e, 0) / p0, alpha));
         return DPA_OK;

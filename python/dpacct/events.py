@@ -35,7 +35,7 @@ from .errors import InvalidArgument, DPA_EINVAL
 
 __all__ = [
     "Event", "Gaussian", "Laplace", "RandomizedResponse", "DiscreteGaussian", "DiscreteLaplace",
-    "Exponential", "EpsilonDelta", "ZCDP", "GDP", "TreeAggregation", "NoisyCGD", "Shuffled",
+    "Exponential", "PermuteAndFlip", "EpsilonDelta", "ZCDP", "GDP", "TreeAggregation", "NoisyCGD", "Shuffled",
     "TruncatedLaplace", "GSMFrobenius", "GSMSpectral", "PoissonSampled", "SampledWithoutReplacement",
     "SampledWithReplacement", "SelfComposed", "Composed", "RepeatedSelected", "NoOp",
 ]
@@ -264,6 +264,12 @@ class Exponential(Event):
     eps: float
 
 
+@_event("permute_and_flip", ("eps", "eps", _NUM, 0))
+class PermuteAndFlip(Event):
+    """Permute-and-flip (McKenna & Sheldon, NeurIPS 2020), eps-DP."""
+    eps: float
+
+
 @_event("epsilon_delta", ("eps", "eps", _NUM, 0), ("delta", "delta", _NUM, 1))
 class EpsilonDelta(Event):
     """A black box known only to be (eps, delta)-DP."""
@@ -428,9 +434,9 @@ class NoOp(Event):
 # ---- the library's side -----------------------------------------------------
 
 _BY_KIND = {cls._kind: cls for cls in (
-    Gaussian, Laplace, RandomizedResponse, DiscreteGaussian, DiscreteLaplace, Exponential, EpsilonDelta, ZCDP,
-    GDP, TreeAggregation, NoisyCGD, Shuffled, TruncatedLaplace, GSMFrobenius, GSMSpectral, PoissonSampled,
-    SampledWithoutReplacement, SampledWithReplacement, SelfComposed, Composed, RepeatedSelected)}
+    Gaussian, Laplace, RandomizedResponse, DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip,
+    EpsilonDelta, ZCDP, GDP, TreeAggregation, NoisyCGD, Shuffled, TruncatedLaplace, GSMFrobenius, GSMSpectral,
+    PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, SelfComposed, Composed, RepeatedSelected)}
 
 
 def parse_c(text):

@@ -9,7 +9,7 @@ import dpacct
 from dpacct import (Composed, EpsilonDelta, Event, GDP, GSMFrobenius, GSMSpectral, Gaussian, Laplace, NoisyCGD,
                     NoOp, PoissonSampled, RandomizedResponse, RepeatedSelected, SampledWithReplacement,
                     SampledWithoutReplacement, SelfComposed, Shuffled, TreeAggregation, TruncatedLaplace, ZCDP,
-                    DiscreteGaussian, DiscreteLaplace, Exponential)
+                    DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip)
 from dpacct import _lib, events as ev_module
 
 
@@ -32,7 +32,7 @@ def every_kind(x):
     half = small if small <= 0.5 else small / 2  # in (0, 1/2]
     return [
         Gaussian(x), Laplace(x), RandomizedResponse(x, 3), DiscreteGaussian(x, 2), DiscreteLaplace(x, 5),
-        Exponential(x), EpsilonDelta(x, half), ZCDP(x, x), GDP(x), TreeAggregation(x, 1000, 7),
+        Exponential(x), PermuteAndFlip(x), EpsilonDelta(x, half), ZCDP(x, x), GDP(x), TreeAggregation(x, 1000, 7),
         NoisyCGD(1.0, 2.0, 0.5, x, x, 10, 3), Shuffled(x, 1000, half), Shuffled(x, 10, randomizer="rr"),
         TruncatedLaplace(x, half), GSMFrobenius(7, small), GSMSpectral(7, 3, small),
         PoissonSampled(small, Gaussian(x)), SampledWithoutReplacement(100, 7, Laplace(x)),
