@@ -613,6 +613,77 @@ static void seed_002_004_benches(void)
     }
 }
 
+/* Issue 21 and 22's queries: each on a fresh accountant. */
+struct tradeoff_query { const char *method; dpa_event *event; double fpr; };
+
+static void tradeoff_query(void *p)
+{
+    struct tradeoff_query *q = p;
+    dpa_error err = { 0 };
+    dpa_accountant *a = dpa_accountant_new(q->method, NULL, &err);
+    dpa_bound b;
+    if (!a || dpa_accountant_compose(a, q->event, &err) || dpa_accountant_tradeoff(a, q->fpr, &b, &err)) die(&err);
+    dpa_accountant_free(a);
+}
+
+static void group_query(void *p)
+{
+    struct query *q = p;
+    dpa_error err = { 0 };
+    dpa_accountant *a = dpa_accountant_new(q->method, NULL, &err);
+    dpa_bound b;
+    if (!a || dpa_accountant_compose(a, q->event, &err) ||
+        dpa_accountant_group_epsilon(a, 4, q->delta, &b, NULL, NULL, &err))
+        die(&err);
+    dpa_accountant_free(a);
+}
+
+static void template_calibration(void *p)
+{
+    const char *text = p;
+    dpa_error err = { 0 };
+    dpa_event_template *t = dpa_event_template_new(text, strlen(text), &err);
+    dpa_calibration c;
+    if (!t || dpa_event_template_calibration(t, &c, &err)) die(&err);
+    c.rel_tol = 1e-4;
+    c.guide = "rdp";
+    if (dpa_calibrate_search("pld", NULL, dpa_event_template_family, t, 4.221, 1e-5, &c, &err)) die(&err);
+    dpa_event_template_free(t);
+}
+
+static void issue_21_22_benches(void)
+{
+    dpa_error err = { 0 };
+    const char *methods[] = { "pld", "rdp" };
+    for (int m = 0; m < 2; m++) {
+        struct query pf = { methods[m], dpa_event_self_composed(dpa_event_permute_and_flip(0.01, &err), 10000, &err),
+                            1e-5, 1.0 };
+        if (!pf.event) die(&err);
+        char name[64];
+        snprintf(name, sizeof name, "%s: permute_and_flip, eps(delta=1e-5)", methods[m]);
+        report(name, "eps0=0.01, T=10000", epsilon_query, &pf);
+        dpa_event_free(pf.event);
+    }
+    struct tradeoff_query tg = { "gaussian", dpa_event_self_composed(dpa_event_gaussian(100.0, &err), 10000, &err),
+                                 0.01 };
+    report("gaussian: tradeoff TPR(FPR=0.01)", "T=10000 (mu=1)", tradeoff_query, &tg);
+    dpa_event_free(tg.event);
+    const char *tmethods[] = { "rdp", "pld" };
+    for (int m = 0; m < 2; m++) {
+        struct tradeoff_query tq = { tmethods[m], family(1.1, &(struct cal){ tmethods[m], 10000, 0.004, 0 }, &err),
+                                     0.01 };
+        char name[64];
+        snprintf(name, sizeof name, "%s: tradeoff TPR(FPR=0.01)", tmethods[m]);
+        report(name, "q=0.004, T=10000", tradeoff_query, &tq);
+        dpa_event_free(tq.event);
+    }
+    struct query gp = { "pld", family(1.1, &(struct cal){ "pld", 14063, 256.0 / 60000.0, 0 }, &err), 1e-5, 1.0 };
+    report("pld: group privacy, k=4, eps(delta=1e-5)", "q=256/60000, T=14063", group_query, &gp);
+    dpa_event_free(gp.event);
+    report("calibrate a template: laplace scale (pld)", "T=100, eps=4.221", template_calibration,
+           (void *)"self_composed(count=100, laplace(scale=?))");
+}
+
 int main(void)
 {
     dpa_error err = { 0 };
@@ -670,5 +741,6 @@ int main(void)
     trainer_benches();
     classification_benches();
     seed_002_004_benches();
+    issue_21_22_benches();
     return 0;
 }
