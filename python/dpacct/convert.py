@@ -14,6 +14,10 @@ what maps exactly onto a libdpacct event and refuses the rest by name
   ZCDpEvent(rho, xi)                          ZCDP(rho, xi)
   ExponentialMechanismDpEvent(epsilon)        Exponential(eps) (eps-DP,
                                               eps-bounded range in both)
+  PermuteAndFlipDpEvent(epsilon)              PermuteAndFlip(eps): accounted
+                                              as pure eps-DP here, where
+                                              dp_accounting uses Laplace's
+                                              PLD (a tighter claim)
   DiscreteGaussianDpEvent(sigma, sensitivity, dimension)
                                               DiscreteGaussian, for
                                               dimension 1 and a whole
@@ -141,6 +145,8 @@ def _convert(e):
         return ev.ZCDP(f("rho"), getattr(e, "xi", 0.0))
     if name == "ExponentialMechanismDpEvent":
         return ev.Exponential(f("epsilon"))
+    if name == "PermuteAndFlipDpEvent":
+        return ev.PermuteAndFlip(f("epsilon"))
     if name == "DiscreteGaussianDpEvent":
         dim = getattr(e, "dimension", None)
         sens = getattr(e, "sensitivity", 1.0)

@@ -13,7 +13,7 @@ import pytest
 
 import dpacct
 from dpacct import (Accountant, Composed, DiscreteGaussian, DiscreteLaplace, EpsilonDelta, Exponential, Gaussian,
-                    Laplace, NoOp, PoissonSampled, RepeatedSelected, SampledWithReplacement,
+                    Laplace, NoOp, PermuteAndFlip, PoissonSampled, RepeatedSelected, SampledWithReplacement,
                     SampledWithoutReplacement, SelfComposed, TreeAggregation, ZCDP, from_dp_accounting)
 
 GDP1_EPS = 4.3771780956812246   # mu = 1 GDP at delta 1e-5 (mpmath; test_accountant.py)
@@ -32,6 +32,7 @@ RandomizedResponseDpEvent = dp_class("RandomizedResponseDpEvent", "noise_paramet
 EpsilonDeltaDpEvent = dp_class("EpsilonDeltaDpEvent", "epsilon", "delta")
 ZCDpEvent = dp_class("ZCDpEvent", "rho", ("xi", float, dataclasses.field(default=0.0)))
 ExponentialMechanismDpEvent = dp_class("ExponentialMechanismDpEvent", "epsilon")
+PermuteAndFlipDpEvent = dp_class("PermuteAndFlipDpEvent", "epsilon")
 DiscreteLaplaceDpEvent = dp_class("DiscreteLaplaceDpEvent", "noise_parameter", "sensitivity")
 DiscreteGaussianDpEvent = dp_class("DiscreteGaussianDpEvent", "sigma",
                                    ("sensitivity", float, dataclasses.field(default=1.0)),
@@ -66,6 +67,7 @@ def test_leaves_and_wrappers():
         (ZCDpEvent(0.5), ZCDP(0.5, 0.0)),
         (ZCDpEvent(0.5, 0.25), ZCDP(0.5, 0.25)),
         (ExponentialMechanismDpEvent(0.7), Exponential(0.7)),
+        (PermuteAndFlipDpEvent(0.7), PermuteAndFlip(0.7)),
         (DiscreteLaplaceDpEvent(0.5, 3), DiscreteLaplace(2.0, 3)),
         (DiscreteGaussianDpEvent(4.0, 2.0, 1), DiscreteGaussian(4.0, 2)),
         (PoissonSampledDpEvent(0.25, g), PoissonSampled(0.25, Gaussian(2.0))),
