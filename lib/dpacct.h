@@ -429,7 +429,8 @@ int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_
  * e^eps fpr + delta(eps) and 1 - e^-eps (1 - fpr - delta(eps)), which holds
  * in each direction; lower bounds that curve (the pair symmetrised over
  * the two directions: the mechanism's own curve for the Gaussian, Laplace,
- * randomized response), and is at least fpr.  Flagged DPA_SYMMETRISED;
+ * randomized response), and is at least fpr.  Flagged DPA_SYMMETRISED (and
+ * DPA_PAIR_LOWER, DPA_APPROXIMATE when the profile's bounds are so);
  * DPA_WIDTH_NOT_MET when the bracket is wider than 1e-9 after 600 delta
  * queries (it is valid all the same); DPA_APPROXIMATE when the profile is
  * an approximation. */

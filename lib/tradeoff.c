@@ -217,7 +217,7 @@ int dpa_accountant_tradeoff(dpa_accountant *a, double fpr, dpa_bound *out, dpa_e
         goto done;
     }
     *out = (dpa_bound){ lower, 0.5 * (lower + upper), upper, 0.0,
-                        DPA_SYMMETRISED | (flags & DPA_APPROXIMATE) |
+                        DPA_SYMMETRISED | (flags & (DPA_APPROXIMATE | DPA_PAIR_LOWER)) |
                             (met ? 0u : DPA_WIDTH_NOT_MET) };
 done:
     free(pt);
