@@ -414,7 +414,7 @@ END_TEST
  * worked by hand).  The bracket must hold the curve; its upper bound comes
  * from pld's delta, within pld's default accuracy (eps_error 1e-3), so it
  * is asserted within 1e-3 of the curve, relative (measured: 5e-8 at alpha
- * 0.01, where the best eps is the atom's; 1e-5 at 0.3 and 3e-9 at 0.7).
+ * 0.01, where the best eps is the atom's; 1e-5 at 0.3 and 4e-9 at 0.7).
  * pld's lower bound of delta is loose near eps = 1 (the atom: [0, 0.0144]
  * at eps = 0.971), so the lower end is not asserted beyond alpha. */
 START_TEST(tradeoff_brackets_the_laplace_curve)
