@@ -87,4 +87,5 @@ const dpa_accountant_ops dpa_gaussian_accountant = {
     .epsilon = gaussian_epsilon,
     .delta = gaussian_delta,
     .state_value = gaussian_state_value,
+    .symmetric = 1,
 };

@@ -291,6 +291,35 @@ int dpa_accountant_group_epsilon(dpa_accountant *a, uint64_t k, double delta, dp
     return DPA_OK;
 }
 
+int dpa_accountant_delta_directions(dpa_accountant *a, double epsilon, dpa_bound out[2], int *exact,
+                                    dpa_error *err)
+{
+    dpa_bound both;
+    int st = dpa_accountant_delta(a, epsilon, &both, err);
+    if (st && st != DPA_EACCURACY) return st;
+    out[0] = out[1] = both;
+    *exact = a->ops->symmetric && !a->num_failures;
+    if (!a->ops->delta_directions || a->num_failures) return st;
+    dpa_bound dir[2];
+    dpa_error local = { 0 };
+    int same = 0;
+    if (a->ops->delta_directions(a->state, &a->opt, epsilon, dir, &same, &local)) return st;   /* the larger, then */
+    if (same) {
+        *exact = 1;
+        return st;
+    }
+    for (int w = 0; w < 2; w++) {
+        /* each direction's delta is at most the larger one's upper bound,
+         * and its own lower bound is one of it */
+        if (!(dir[w].lower >= 0.0 && dir[w].lower <= dir[w].upper)) return st;
+        out[w].upper = fmin(dir[w].upper, both.upper);
+        out[w].lower = both.flags & DPA_NO_LOWER ? 0.0 : fmin(dir[w].lower, out[w].upper);
+        out[w].estimate = 0.5 * (out[w].lower + out[w].upper);
+    }
+    *exact = 1;
+    return st;
+}
+
 int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_error *err)
 {
     CHECK_ARG(a, "delta", "the accountant (a)");

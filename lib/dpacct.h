@@ -422,15 +422,17 @@ int dpa_accountant_compose(dpa_accountant *a, const dpa_event *e, dpa_error *err
 int dpa_accountant_epsilon(dpa_accountant *a, double delta, dpa_bound *out, dpa_error *err);
 /* Smallest delta for which the composed mechanism is (eps, delta)-DP, eps >= 0. */
 int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_error *err);
-/* The trade-off curve (Dong, Roth & Su, JRSS-B 2022): an attacker testing
- * whether one record was used, at false-positive rate `fpr` in (0, 1],
- * has a true-positive rate in [out->lower, out->upper].  From the
- * accountant's delta(eps) (lib/tradeoff.c): upper = the least over eps of
- * e^eps fpr + delta(eps) and 1 - e^-eps (1 - fpr - delta(eps)), which holds
- * in each direction; lower bounds that curve (the pair symmetrised over
- * the two directions: the mechanism's own curve for the Gaussian, Laplace,
- * randomized response), and is at least fpr.  Flagged DPA_SYMMETRISED (and
- * DPA_PAIR_LOWER, DPA_APPROXIMATE when the profile's bounds are so);
+/* The trade-off curve (Dong, Roth & Su, JRSS-B 2022): the best test of
+ * "the record was used" against "it was not", at false-positive rate `fpr`
+ * in (0, 1], has a true-positive rate in [out->lower, out->upper]
+ * (lib/tradeoff.c): the least over eps of e^eps fpr + delta(eps), delta of
+ * the pair with the record against without it, and 1 - e^-eps (1 - fpr -
+ * delta'(eps)), delta' of the reverse pair.  pld keeps both directions'
+ * pairs (and the Gaussian is one pair): the exact curve is bracketed.  An
+ * accountant that keeps only the larger delta of the two (rdp, zcdp, ...)
+ * gives an upper bound that still holds and a lower bound of the curve
+ * symmetrised over the two directions, flagged DPA_SYMMETRISED.  At least
+ * fpr.  DPA_PAIR_LOWER, DPA_APPROXIMATE when the profile's bounds are so;
  * DPA_WIDTH_NOT_MET when the bracket is wider than 1e-9 after 600 delta
  * queries (it is valid all the same); DPA_APPROXIMATE when the profile is
  * an approximation. */

@@ -100,7 +100,25 @@ typedef struct dpa_accountant_ops {
     size_t (*rdp_curve)(const void *state, double *orders, double *eps, size_t cap);
     /* optional: the composed PLD of the last query (see dpa_accountant_pld) */
     int (*pld_view)(const void *state, int world, int upper, dpa_pld_view *out, dpa_error *err);
+    /* optional: delta at epsilon of each direction's pair, out[0] the pair
+     * with the record against without it (pld's remove world), out[1] the
+     * reverse; called after a delta query at the same epsilon.  *same_pair
+     * set instead when both directions are one pair (then the query's own
+     * bracket is each's).  NULL: the accountant keeps no pairs, only the
+     * larger delta of the two. */
+    int (*delta_directions)(void *state, const dpa_options *opt, double epsilon, dpa_bound out[2],
+                            int *same_pair, dpa_error *err);
+    /* 1: the two directions are one pair (the Gaussian), so delta is each */
+    int symmetric;
 } dpa_accountant_ops;
+
+/* delta at epsilon of each direction (out[0]: with the record against
+ * without it; out[1]: the reverse), each bounded by the accountant's delta
+ * (lib/accountant.c); *exact is 1 when these are each direction's own,
+ * 0 when both are the larger delta (the accountant keeps no pairs, or
+ * failure terms were added). */
+int dpa_accountant_delta_directions(dpa_accountant *a, double epsilon, dpa_bound out[2], int *exact,
+                                    dpa_error *err);
 
 /* The registry (accountants/registry.c): NULL-terminated, in the order the
  * CLI lists them. */

@@ -1,7 +1,10 @@
 /*
  * tradeoff.c - the trade-off curve: how well an attacker can tell whether
  * one record was used, as bounds on its true-positive rate at a given
- * false-positive rate, from the accountant's privacy profile delta(eps).
+ * false-positive rate, from the accountant's privacy profile delta(eps):
+ * each direction's where the accountant keeps the pairs
+ * (dpa_accountant_delta_directions: pld; the Gaussian's one pair), else
+ * the larger of the two for both (flagged DPA_SYMMETRISED).
  *
  * A test that rejects "the record was not used" with false-positive rate
  * alpha (under the neighbour without the record) and true-positive rate
@@ -11,15 +14,15 @@
  *   TPR <= e^eps alpha + delta(eps)                       (1)
  *   TPR <= 1 - e^-eps (1 - alpha - delta(eps))            (2)
  *
- * for every eps >= 0, (2) from the reverse direction; delta(eps) is the
- * profile the accountant certifies, the larger of the two directions, so
- * the least of these over eps bounds the curve of either direction from
- * above.  That least value is the curve of the pair symmetrised over the
- * two directions (the lower envelope of the lines is the concave curve the
- * profile determines; for a symmetric pair such as the Gaussian, Laplace
- * or randomized response it is the mechanism's own curve), and a lower
- * bound of delta gives a lower bound of it: on eps in [a, b], delta is at
- * least delta(b) (it falls with eps), so
+ * for every eps >= 0, delta in (1) that of the pair with the record
+ * against without it, in (2) that of the reverse pair.  The least of the
+ * lines over eps IS the curve (it is concave, and the envelope of its
+ * tangents; Dong, Roth & Su, Prop 2.12): with each direction's delta, the
+ * exact curve; with the larger delta in both, the curve of the pair
+ * symmetrised over the two directions, above the true one (so its upper
+ * bound holds, and its lower bound is of the symmetrised curve).  A lower
+ * bound of delta gives a lower bound of the curve: on eps in [a, b], delta
+ * is at least delta(b) (it falls with eps), so
  *
  *   (1) >= e^a alpha + delta_lower(b),
  *   (2) >= 1 - e^-a (1 - alpha) + e^-b delta_lower(b);
@@ -43,21 +46,28 @@
  * close in eps (relative to 1 + eps) */
 #define TRADEOFF_EPS_STEP 1e-7
 
+/* delta(eps) brackets of the pair with the record against without it
+ * ([0]: line (1)) and of the reverse ([1]: line (2)). */
 typedef struct {
-    double eps, lower, upper;   /* delta(eps) bracket */
+    double eps, lower[2], upper[2];
 } profile_point;
 
 /* One delta query: DPA_OK (or a bracket too wide, still valid) with the
- * bracket; the flags collected in *flags. */
-static int query(dpa_accountant *a, double eps, profile_point *p, unsigned *flags, dpa_error *err)
+ * brackets; the flags collected in *flags, and *symmetrised set when the
+ * accountant gave the larger delta for both directions. */
+static int query(dpa_accountant *a, double eps, profile_point *p, unsigned *flags, int *symmetrised, dpa_error *err)
 {
-    dpa_bound b;
-    int st = dpa_accountant_delta(a, eps, &b, err);
+    dpa_bound b[2];
+    int exact;
+    int st = dpa_accountant_delta_directions(a, eps, b, &exact, err);
     if (st && st != DPA_EACCURACY) return st;
-    *flags |= b.flags;
+    if (!exact) *symmetrised = 1;
     p->eps = eps;
-    p->upper = fmin(1.0, b.upper);
-    p->lower = b.flags & DPA_NO_LOWER ? 0.0 : fmax(0.0, b.lower);
+    for (int w = 0; w < 2; w++) {
+        *flags |= b[w].flags;
+        p->upper[w] = fmin(1.0, b[w].upper);
+        p->lower[w] = b[w].flags & DPA_NO_LOWER ? 0.0 : fmax(0.0, b[w].lower);
+    }
     return DPA_OK;
 }
 
@@ -66,9 +76,9 @@ static int query(dpa_accountant *a, double eps, profile_point *p, unsigned *flag
  * search in eps can remove). */
 static double line_upper(const profile_point *p, double alpha, double *spread)
 {
-    double one = exp(p->eps) * alpha + p->upper;
-    double two = 1.0 - exp(-p->eps) * (1.0 - alpha - p->upper);
-    *spread = (one <= two ? 1.0 : exp(-p->eps)) * (p->upper - p->lower);
+    double one = exp(p->eps) * alpha + p->upper[0];
+    double two = 1.0 - exp(-p->eps) * (1.0 - alpha - p->upper[1]);
+    *spread = one <= two ? p->upper[0] - p->lower[0] : exp(-p->eps) * (p->upper[1] - p->lower[1]);
     return fmin(one, two);
 }
 
@@ -87,10 +97,10 @@ static gpoint g_at(const profile_point *p, double alpha, int line)
 {
     if (line == 1) {
         double t = exp(p->eps);
-        return (gpoint){ t, t * alpha + p->lower, t * alpha + p->upper };
+        return (gpoint){ t, t * alpha + p->lower[0], t * alpha + p->upper[0] };
     }
     double s = exp(-p->eps), base = 1.0 - (1.0 - alpha) * s;
-    return (gpoint){ s, base + s * p->lower, base + s * p->upper };
+    return (gpoint){ s, base + s * p->lower[1], base + s * p->upper[1] };
 }
 
 /* A lower bound of convex g on [b.x, c.x] from the points around it (a and
@@ -122,8 +132,8 @@ static double interval_lower(const profile_point *pt, size_t n, size_t i, double
 {
     const profile_point *a = &pt[i - 1], *b = &pt[i];
     /* the monotone bounds: delta is at least delta(b) on the interval */
-    double mono1 = exp(a->eps) * alpha + b->lower;
-    double mono2 = 1.0 - exp(-a->eps) * (1.0 - alpha) + exp(-b->eps) * b->lower;
+    double mono1 = exp(a->eps) * alpha + b->lower[0];
+    double mono2 = 1.0 - exp(-a->eps) * (1.0 - alpha) + exp(-b->eps) * b->lower[1];
     /* line (1) in t (increasing with eps) */
     gpoint p0, p1 = g_at(a, alpha, 1), p2 = g_at(b, alpha, 1), p3;
     if (i >= 2) p0 = g_at(&pt[i - 2], alpha, 1);
@@ -145,7 +155,7 @@ int dpa_accountant_tradeoff(dpa_accountant *a, double fpr, dpa_bound *out, dpa_e
     if (!(fpr > 0.0 && fpr <= 1.0))
         return dpa_fail(err, DPA_EINVAL, "tradeoff: the false-positive rate must lie in (0, 1], got %g", fpr);
     if (fpr == 1.0) {
-        *out = (dpa_bound){ 1.0, 1.0, 1.0, 0.0, DPA_EXACT | DPA_SYMMETRISED };
+        *out = (dpa_bound){ 1.0, 1.0, 1.0, 0.0, DPA_EXACT };
         return DPA_OK;
     }
     /* beyond E the lines exceed the bound (1) gives at eps = 0 or reach 1:
@@ -155,13 +165,14 @@ int dpa_accountant_tradeoff(dpa_accountant *a, double fpr, dpa_bound *out, dpa_e
     profile_point *pt = malloc(cap * sizeof *pt);
     if (!pt) return dpa_fail(err, DPA_ENOMEM, "tradeoff: out of memory");
     unsigned flags = 0;
+    int symmetrised = 0;
     size_t n = 0;
     int st = DPA_OK;
     double upper = 1.0, spread = 0.0, at_spread;
     for (; n < TRADEOFF_START_POINTS; n++) {
         /* denser near 0, where the optimum of a small alpha lies */
         double x = (double)n / (TRADEOFF_START_POINTS - 1);
-        if ((st = query(a, top * x * x, &pt[n], &flags, err))) goto done;
+        if ((st = query(a, top * x * x, &pt[n], &flags, &symmetrised, err))) goto done;
         double u = line_upper(&pt[n], fpr, &at_spread);
         if (u < upper) upper = u, spread = at_spread;
     }
@@ -203,7 +214,7 @@ int dpa_accountant_tradeoff(dpa_accountant *a, double fpr, dpa_bound *out, dpa_e
         double mid = 0.5 * (pt[worst - 1].eps + pt[worst].eps);
         if (!(mid > pt[worst - 1].eps && mid < pt[worst].eps)) break;   /* as fine as doubles go */
         for (size_t j = n; j > worst; j--) pt[j] = pt[j - 1];
-        if ((st = query(a, mid, &pt[worst], &flags, err))) goto done;
+        if ((st = query(a, mid, &pt[worst], &flags, &symmetrised, err))) goto done;
         n++;
         double u = line_upper(&pt[worst], fpr, &at_spread);
         if (u < upper) upper = u, spread = at_spread;
@@ -217,7 +228,7 @@ int dpa_accountant_tradeoff(dpa_accountant *a, double fpr, dpa_bound *out, dpa_e
         goto done;
     }
     *out = (dpa_bound){ lower, 0.5 * (lower + upper), upper, 0.0,
-                        DPA_SYMMETRISED | (flags & (DPA_APPROXIMATE | DPA_PAIR_LOWER)) |
+                        (symmetrised ? (unsigned)DPA_SYMMETRISED : 0u) | (flags & (DPA_APPROXIMATE | DPA_PAIR_LOWER)) |
                             (met ? 0u : DPA_WIDTH_NOT_MET) };
 done:
     free(pt);

@@ -403,14 +403,15 @@ static const command_info commands[] = {
     { CMD_TRADEOFF, "tradeoff", "an attacker's true-positive rate at each false-positive rate",
       "--sigma X [--fpr LIST] [OPTIONS]",
       "Bound how well an attacker can tell whether one record was used: at each\n"
-      "false-positive rate, its true-positive rate lies between the lower and\n"
-      "upper bounds printed (the trade-off curve of Dong, Roth & Su, JRSS-B 2022).\n"
-      "They come from the accountant's privacy profile delta(eps): the upper bound,\n"
-      "the least of e^eps FPR + delta(eps) and 1 - e^-eps (1 - FPR - delta(eps))\n"
-      "over eps, holds whichever neighbour the attacker tests against; the lower\n"
-      "bounds the curve symmetrised over the two directions, which is the\n"
-      "mechanism's own for the Gaussian, Laplace and randomized response.  About\n"
-      "30 delta queries per rate (pld on DP-SGD: seconds each).",
+      "false-positive rate, the true-positive rate of the best test lies between\n"
+      "the lower and upper bounds printed (the trade-off curve of Dong, Roth &\n"
+      "Su, JRSS-B 2022), from the accountant's privacy profile: the least over\n"
+      "eps of e^eps FPR + delta(eps) and 1 - e^-eps (1 - FPR - delta'(eps)),\n"
+      "delta with the record against without it, delta' the reverse.  pld keeps\n"
+      "both directions and gaussian is one pair: the exact curve.  Others keep\n"
+      "the larger delta only: the upper still holds, the lower is of the curve\n"
+      "symmetrised over the two directions (rows say so).  About 30 delta\n"
+      "queries per rate (pld on DP-SGD: seconds each).",
       BRACKET_OPTIONS | OPT_BIT(OPT_ACCOUNTANT) | OPT_BIT(OPT_FPR) | OPT_BIT(OPT_PRINT_EVENT) | OPT_BIT(OPT_PLOT),
       NULL, NULL },
 };

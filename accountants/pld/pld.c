@@ -930,27 +930,38 @@ static int step_epsilon(const pld_profile *p, double delta, double sign, double 
  * survive (a Gaussian of sigma 1e300: delta(0) 8.9e-163 for a true
  * 4e-301; a Poisson-sampled one of sigma 7e-68: eps 709.8 for a true
  * 1e134, e^eps overflowing past 709). */
+/* Whether one step of pair p has its profile from the closed form here. */
+static int single_step_exact(const pld_profile *p)
+{
+    return (p->pair == PLD_POISSON_REMOVE || p->pair == PLD_POISSON_ADD) && p->sigma >= SINGLE_STEP_MIN_SIGMA &&
+           p->sigma <= 1e4;
+}
+
+/* One step's delta at eps from its pair's profile, with its error bound. */
+static int single_step_delta(const pld_profile *p, double eps, double *lower, double *upper)
+{
+    if (!single_step_exact(p) || !(eps >= 0.0 && eps <= SINGLE_STEP_MAX_EPS)) return DPA_EACCURACY;
+    double re, ld = pld_profile_log_delta_relerr(eps, p, &re);
+    if (isnan(ld) || isnan(re)) return DPA_EACCURACY;
+    double d = exp(ld);
+    *lower = d * (1.0 - fmin(re, 1.0)) * (1.0 - DBL_EPSILON);
+    *upper = fmin(1.0, d * (1.0 + re) * (1.0 + DBL_EPSILON));
+    return DPA_OK;
+}
+
 static int single_step_span(const pld_state *s, const query *q, known_span *k)
 {
     double lower = 0.0, upper = 0.0;
     for (int w = 0; w < s->worlds; w++) {
         const pld_profile *p = &s->comp[0].pair[w];
-        if ((p->pair != PLD_POISSON_REMOVE && p->pair != PLD_POISSON_ADD) || !(p->sigma >= SINGLE_STEP_MIN_SIGMA) ||
-            !(p->sigma <= 1e4))
-            return DPA_EACCURACY;
-        if (!q->want_eps && !(q->value >= 0.0 && q->value <= SINGLE_STEP_MAX_EPS)) return DPA_EACCURACY;
+        if (!single_step_exact(p)) return DPA_EACCURACY;
+        double l, u;
         if (q->want_eps) {
-            double l, u;
             if (step_epsilon(p, q->value, -1.0, &l) || step_epsilon(p, q->value, 1.0, &u)) return DPA_EACCURACY;
-            lower = fmax(lower, l);
-            upper = fmax(upper, u);
-        } else {
-            double re, ld = pld_profile_log_delta_relerr(q->value, p, &re);
-            if (isnan(ld) || isnan(re)) return DPA_EACCURACY;
-            double d = exp(ld);
-            lower = fmax(lower, d * (1.0 - fmin(re, 1.0)) * (1.0 - DBL_EPSILON));
-            upper = fmax(upper, fmin(1.0, d * (1.0 + re) * (1.0 + DBL_EPSILON)));
-        }
+        } else if (single_step_delta(p, q->value, &l, &u))
+            return DPA_EACCURACY;
+        lower = fmax(lower, l);
+        upper = fmax(upper, u);
     }
     k->lower = fmax(k->lower, lower);
     k->upper = fmin(k->upper, upper);
@@ -1398,6 +1409,34 @@ static int pld_delta(void *state, const dpa_options *opt, double epsilon, dpa_bo
     return run_query(state, opt, &q, out, err);
 }
 
+/* Each world's delta at epsilon from the tables of the grids the last
+ * query built (pld_delta at this epsilon comes first): the bracket()
+ * above, one world at a time.  A world not composed is world 0's pair. */
+static int pld_delta_directions(void *state, const dpa_options *opt, double epsilon, dpa_bound out[2],
+                                int *same_pair, dpa_error *err)
+{
+    (void)opt;
+    pld_state *s = state;
+    /* one world composed: every component's two directions are one pair */
+    *same_pair = s->n == 0 || s->worlds == 1;
+    if (*same_pair) return DPA_OK;
+    if (!s->have_result) return dpa_fail(err, DPA_EINVAL, "pld: no grids yet");
+    for (int w = 0; w < 2; w++) {
+        int ww = w < s->result.worlds ? w : 0;
+        double up = pld_profile_table_delta(&s->result.table[ww][PLD_UPPER], epsilon, PLD_UPPER);
+        double lo = s->result.upper_only ? 0.0 : pld_profile_table_delta(&s->result.table[ww][PLD_LOWER], epsilon, PLD_LOWER);
+        /* one step: its pair's own profile, where the closed form has it */
+        double sl, su;
+        if (s->n == 1 && s->comp[0].times == 1 && ww < s->worlds &&
+            single_step_delta(&s->comp[0].pair[ww], epsilon, &sl, &su) == DPA_OK) {
+            lo = fmax(lo, sl);
+            up = fmin(up, su);
+        }
+        out[w] = (dpa_bound){ lo, 0.5 * (lo + up), up, 0.0, s->pair_lower ? (unsigned)DPA_PAIR_LOWER : 0u };
+    }
+    return DPA_OK;
+}
+
 static double pld_state_value(const void *state, const char **what)
 {
     const pld_state *s = state;
@@ -1432,4 +1471,5 @@ const dpa_accountant_ops dpa_pld_accountant = {
     .delta = pld_delta,
     .state_value = pld_state_value,
     .pld_view = pld_view,
+    .delta_directions = pld_delta_directions,
 };

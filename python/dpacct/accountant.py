@@ -289,11 +289,12 @@ class Accountant:
         return self._query(_lib.lib().dpa_accountant_delta, epsilon)
 
     def tradeoff(self, fpr):
-        """Bounds on an attacker's true-positive rate at false-positive rate
-        `fpr` in (0, 1] (dpa_accountant_tradeoff): a Bound whose upper holds
-        whichever neighbour is tested against and whose lower bounds the
-        curve symmetrised over the two directions (the mechanism's own for
-        the Gaussian, Laplace, randomized response)."""
+        """Bounds on the true-positive rate of the best test of "the record
+        was used" at false-positive rate `fpr` in (0, 1]
+        (dpa_accountant_tradeoff): a Bound bracketing the exact curve where
+        the accountant keeps both directions' pairs (pld, gaussian); else
+        (flagged SYMMETRISED) the upper still holds and the lower bounds the
+        curve symmetrised over the two directions."""
         return self._query(_lib.lib().dpa_accountant_tradeoff, fpr)
 
     def group_epsilon(self, k, delta):

@@ -1233,14 +1233,16 @@ for pair in 0.001:0.018298468405656598 0.01:0.092362248073693936 0.1:0.389143691
     row=$(awk -v f="$fpr" '$1 == f { print $2, $3 }' "$TMP/out")
     check "tradeoff: TPR at FPR $fpr brackets $exact within 1e-6" "v1 <= v3 && v3 <= v2 && v2 - v1 <= 1e-6" $row "$exact"
 done
-if grep -q 'symmetrised over the two directions' "$TMP/out"; then pass "tradeoff: the rows say what the lower bounds"
-else fail "tradeoff: the rows say what the lower bounds"; fi
-# Poisson-sampled: the upper bound holds in each direction, so it is at
-# least the FPR; pld's bracket is narrower than rdp's (rdp has no lower)
+if grep -q 'symmetrised' "$TMP/out"; then fail "tradeoff: the Gaussian's curve is its own (not symmetrised)"
+else pass "tradeoff: the Gaussian's curve is its own (not symmetrised)"; fi
+# Poisson-sampled: pld has each direction's pair, rdp only the larger delta
+# (its rows say so); pld's bracket lies inside [FPR, rdp's upper]
 run tradeoff --sigma 1 --sampling-rate 0.01 --steps 10 --fpr 0.01 --accountant pld --format csv
 pld_row=$(sed -n 2p "$TMP/out")
 run tradeoff --sigma 1 --sampling-rate 0.01 --steps 10 --fpr 0.01 --accountant rdp --format csv
 rdp_row=$(sed -n 2p "$TMP/out")
+case "$rdp_row" in *symmetrised*) pass "tradeoff: rdp's rows say symmetrised" ;; *) fail "tradeoff: rdp's rows say symmetrised" ;; esac
+case "$pld_row" in *symmetrised*) fail "tradeoff: pld's rows are one direction's" ;; *) pass "tradeoff: pld's rows are one direction's" ;; esac
 check "tradeoff: pld's bracket inside [FPR, rdp's upper]" "v1 >= 0.01 && v1 <= v2 && v2 <= v3" \
     "$(echo "$pld_row" | cut -d, -f2)" "$(echo "$pld_row" | cut -d, -f3)" "$(echo "$rdp_row" | cut -d, -f3)"
 expect_ok "tradeoff: JSON" '"tradeoff": \[' tradeoff --sigma 1 --fpr 0.1 --format json

@@ -109,7 +109,20 @@ GAUSS_CURVE_MU1 = {1e-3: 0.018298468405656598, 1e-2: 0.092362248073693936, 0.1: 
 def test_tradeoff_of_a_gaussian(alpha):
     b = Accountant("gaussian").compose(Gaussian(1.0)).tradeoff(alpha)
     assert b.lower <= GAUSS_CURVE_MU1[alpha] <= b.upper and b.upper - b.lower <= 1e-8
-    assert b.flags & b.SYMMETRISED
+    assert not b.flags & b.SYMMETRISED      # one pair: its own curve
+
+
+def test_tradeoff_of_one_poisson_step_is_directional():
+    # with the record against without it: TPR = (1 - q) alpha + q Phi(Phi^-1(alpha) + 1/sigma)
+    # (Neyman-Pearson; the standard library's NormalDist); rdp keeps only the larger delta
+    from statistics import NormalDist
+    n = NormalDist()
+    q, sigma, alpha = 0.1, 1.0, 0.01
+    exact = (1 - q) * alpha + q * n.cdf(n.inv_cdf(alpha) + 1 / sigma)
+    b = Accountant("pld").compose(dpacct.PoissonSampled(q, Gaussian(sigma))).tradeoff(alpha)
+    assert b.lower <= exact <= b.upper and b.upper - b.lower <= 1e-8 and not b.flags & b.SYMMETRISED
+    r = Accountant("rdp").compose(dpacct.PoissonSampled(q, Gaussian(sigma))).tradeoff(alpha)
+    assert r.upper >= exact and r.flags & r.SYMMETRISED
 
 
 def test_tradeoff_refuses_a_rate_outside_the_unit_interval():
