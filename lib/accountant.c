@@ -291,16 +291,27 @@ int dpa_accountant_group_epsilon(dpa_accountant *a, uint64_t k, double delta, dp
     return DPA_OK;
 }
 
-int dpa_accountant_delta_directions(dpa_accountant *a, double epsilon, dpa_bound out[2], int *exact,
+int dpa_accountant_delta_directions(dpa_accountant *a, double epsilon, int cached, dpa_bound out[2], int *exact,
                                     dpa_error *err)
 {
+    dpa_bound dir[2];
+    if (cached && a->ops->delta_directions && !a->num_failures) {
+        dpa_error local = { 0 };
+        int same = 1;
+        if (!a->ops->delta_directions(a->state, &a->opt, epsilon, dir, &same, &local) && !same &&
+            dir[0].lower >= 0.0 && dir[0].lower <= dir[0].upper && dir[1].lower >= 0.0 && dir[1].lower <= dir[1].upper) {
+            out[0] = dir[0];
+            out[1] = dir[1];
+            *exact = 1;
+            return DPA_OK;
+        }
+    }
     dpa_bound both;
     int st = dpa_accountant_delta(a, epsilon, &both, err);
     if (st && st != DPA_EACCURACY) return st;
     out[0] = out[1] = both;
     *exact = a->ops->symmetric && !a->num_failures;
     if (!a->ops->delta_directions || a->num_failures) return st;
-    dpa_bound dir[2];
     dpa_error local = { 0 };
     int same = 0;
     if (a->ops->delta_directions(a->state, &a->opt, epsilon, dir, &same, &local)) return st;   /* the larger, then */

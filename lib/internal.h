@@ -116,8 +116,10 @@ typedef struct dpa_accountant_ops {
  * without it; out[1]: the reverse), each bounded by the accountant's delta
  * (lib/accountant.c); *exact is 1 when these are each direction's own,
  * 0 when both are the larger delta (the accountant keeps no pairs, or
- * failure terms were added). */
-int dpa_accountant_delta_directions(dpa_accountant *a, double epsilon, dpa_bound out[2], int *exact,
+ * failure terms were added).  `cached`: answer from what the last query
+ * built where the accountant keeps it (pld's grids: valid bounds at any
+ * epsilon, tightest near the one they were built for), without a query. */
+int dpa_accountant_delta_directions(dpa_accountant *a, double epsilon, int cached, dpa_bound out[2], int *exact,
                                     dpa_error *err);
 
 /* The registry (accountants/registry.c): NULL-terminated, in the order the

@@ -55,11 +55,12 @@ typedef struct {
 /* One delta query: DPA_OK (or a bracket too wide, still valid) with the
  * brackets; the flags collected in *flags, and *symmetrised set when the
  * accountant gave the larger delta for both directions. */
-static int query(dpa_accountant *a, double eps, profile_point *p, unsigned *flags, int *symmetrised, dpa_error *err)
+static int query(dpa_accountant *a, double eps, int cached, profile_point *p, unsigned *flags, int *symmetrised,
+                 dpa_error *err)
 {
     dpa_bound b[2];
     int exact;
-    int st = dpa_accountant_delta_directions(a, eps, b, &exact, err);
+    int st = dpa_accountant_delta_directions(a, eps, cached, b, &exact, err);
     if (st && st != DPA_EACCURACY) return st;
     if (!exact) *symmetrised = 1;
     p->eps = eps;
@@ -172,7 +173,9 @@ int dpa_accountant_tradeoff(dpa_accountant *a, double fpr, dpa_bound *out, dpa_e
     for (; n < TRADEOFF_START_POINTS; n++) {
         /* denser near 0, where the optimum of a small alpha lies */
         double x = (double)n / (TRADEOFF_START_POINTS - 1);
-        if ((st = query(a, top * x * x, &pt[n], &flags, &symmetrised, err))) goto done;
+        /* the first a query, the rest from what it built where the
+         * accountant keeps that (pld's grids) */
+        if ((st = query(a, top * x * x, n > 0, &pt[n], &flags, &symmetrised, err))) goto done;
         double u = line_upper(&pt[n], fpr, &at_spread);
         if (u < upper) upper = u, spread = at_spread;
     }
@@ -214,10 +217,16 @@ int dpa_accountant_tradeoff(dpa_accountant *a, double fpr, dpa_bound *out, dpa_e
         double mid = 0.5 * (pt[worst - 1].eps + pt[worst].eps);
         if (!(mid > pt[worst - 1].eps && mid < pt[worst].eps)) break;   /* as fine as doubles go */
         for (size_t j = n; j > worst; j--) pt[j] = pt[j - 1];
-        if ((st = query(a, mid, &pt[worst], &flags, &symmetrised, err))) goto done;
+        if ((st = query(a, mid, 1, &pt[worst], &flags, &symmetrised, err))) goto done;
         n++;
         double u = line_upper(&pt[worst], fpr, &at_spread);
-        if (u < upper) upper = u, spread = at_spread;
+        if (u < upper) {
+            /* a new best point: queried afresh, so that the grids are the
+             * ones built for it and the points around it are tight */
+            if ((st = query(a, mid, 0, &pt[worst], &flags, &symmetrised, err))) goto done;
+            u = line_upper(&pt[worst], fpr, &at_spread);
+            if (u < upper) upper = u, spread = at_spread;
+        }
     }
     /* outward by the rounding of the few operations above */
     upper = fmin(1.0, upper + 8.0 * DBL_EPSILON);
