@@ -761,6 +761,35 @@ static int print_calibration(const cli *c, const solved *sv, const char *method,
     return 0;
 }
 
+/* The search both kinds of calibration share: the accountant asked, or
+ * the first that supports the family's member at probe_at; rdp's closed
+ * forms place the start of a costlier accountant's search.  DPA_OK with
+ * the mechanism at the value found described into mech, also when the
+ * runs ran out with a value that meets the target (*converged 0: the best
+ * bracket, flagged); else the error. */
+static int search_family(const cli *c, const dpa_options *opt, dpa_event_family family, void *ctx, double probe_at,
+                         dpa_calibration *cal, const char **method, int *converged, char mech[DESCRIPTION_SIZE],
+                         dpa_error *err)
+{
+    *method = c->accountant;
+    if (!*method) {
+        dpa_event *probe = family(probe_at, ctx, err);
+        if (!probe) return err->status;
+        *method = default_accountant(probe, opt, err);
+        dpa_event_free(probe);
+        if (!*method) return err->status;
+    }
+    if (strcmp(*method, "rdp") != 0) cal->guide = "rdp";
+    int st = dpa_calibrate_search(*method, opt, family, ctx, c->epsilon, c->delta, cal, err);
+    *converged = st == DPA_OK;
+    if (st != DPA_OK && !(st == DPA_EACCURACY && isfinite(cal->value))) return st;
+    dpa_event *found = family(cal->value, ctx, err);
+    if (!found) return err->status ? err->status : DPA_EINVAL;
+    dpa_event_describe(found, mech, DESCRIPTION_SIZE);
+    dpa_event_free(found);
+    return DPA_OK;
+}
+
 /* calibrate an event template (--mechanism or --event with one "?"): the
  * library says which way and where to search the open parameter. */
 static int cmd_calibrate_template(const cli *c, const mechanism *m)
@@ -785,25 +814,14 @@ static int cmd_calibrate_template(const cli *c, const mechanism *m)
                                "real parameter)", dpa_event_kind_name(hole.kind), hole.name);
     }
     cal.rel_tol = c->tolerance;
-    const char *method = c->accountant;
-    if (!method) {
-        /* the template at its start value decides the accountant */
-        dpa_event *probe = dpa_event_template_family(hole.start, t, &err);
-        method = probe ? default_accountant(probe, &opt, &err) : NULL;
-        dpa_event_free(probe);
-    }
-    if (method && strcmp(method, "rdp") != 0) cal.guide = "rdp";
-    st = method ? dpa_calibrate_search(method, &opt, dpa_event_template_family, t, c->epsilon, c->delta, &cal, &err)
-                : err.status;
-    const int converged = st == DPA_OK;
-    dpa_event *found = st == DPA_OK || (st == DPA_EACCURACY && isfinite(cal.value))
-                           ? dpa_event_template_family(cal.value, t, &err) : NULL;
-    dpa_event_template_free(t);
-    if (!found) return library_error(&err);
+    const char *method;
+    int converged;
     char mech[DESCRIPTION_SIZE];
-    dpa_event_describe(found, mech, sizeof mech);
-    dpa_event_free(found);
-    /* the parameter by its name: the mechanism line above shows where it is */
+    /* the template at its start value decides the accountant */
+    st = search_family(c, &opt, dpa_event_template_family, t, hole.start, &cal, &method, &converged, mech, &err);
+    dpa_event_template_free(t);
+    if (st) return library_error(&err);
+    /* the parameter by its name: the mechanism line shows where it is */
     const solved sv = { hole.name, hole.name, "", dpa_event_kind_name(hole.kind), hole.is_count, 0, 0, 0, 0, NAN,
                         CLI_ROLE_PLAIN };
     int pr = print_calibration(c, &sv, method, mech, &cal, converged);
@@ -819,35 +837,20 @@ static int cmd_calibrate(const cli *c, const mechanism *m)
     family_ctx f = { *m, c->solve, c->dataset, c->without_replacement };
     dpa_calibration cal;
     calibration_for(c, m, &cal);
-    const char *method = c->accountant;
-    if (!method) {
-        /* a representative member of the family decides the accountant:
-         * two steps (or epochs) so that the composition is part of its
-         * shape, a sampling rate below 1 so that the sampling is */
-        double probe_at = c->solve == SOLVE_STEPS || c->solve == SOLVE_EPOCHS ? 2.0
-                          : c->solve == SOLVE_SAMPLING_RATE                   ? 0.5
-                                                                              : 1.0;
-        dpa_event *probe = mechanism_family(probe_at, &f, &err);
-        if (!probe) return library_error(&err);
-        method = default_accountant(probe, &opt, &err);
-        dpa_event_free(probe);
-        if (!method) return library_error(&err);
-    }
-    /* rdp's closed forms place the start of a costlier accountant's search */
-    if (strcmp(method, "rdp") != 0) cal.guide = "rdp";
-    int st = dpa_calibrate_search(method, &opt, mechanism_family, &f, c->epsilon, c->delta, &cal, &err);
-    /* out of runs: the best bracket, flagged, when something met the target */
-    const int converged = st == DPA_OK;
-    if (st != DPA_OK && !(st == DPA_EACCURACY && isfinite(cal.value))) return library_error(&err);
-    dpa_event *found = mechanism_family(cal.value, &f, &err);
-    if (!found) return library_error(&err);
+    /* a representative member of the family decides the accountant: two
+     * steps (or epochs) so that the composition is part of its shape, a
+     * sampling rate below 1 so that the sampling is */
+    double probe_at = c->solve == SOLVE_STEPS || c->solve == SOLVE_EPOCHS ? 2.0
+                      : c->solve == SOLVE_SAMPLING_RATE                   ? 0.5
+                                                                          : 1.0;
+    const char *method;
+    int converged;
     char mech[DESCRIPTION_SIZE];
-    dpa_event_describe(found, mech, sizeof mech);
-    dpa_event_free(found);
+    if (search_family(c, &opt, mechanism_family, &f, probe_at, &cal, &method, &converged, mech, &err))
+        return library_error(&err);
     const solved sv = solved_flags(c, &f, &cal);
     int pr = print_calibration(c, &sv, method, mech, &cal, converged);
-    if (pr) return report_failed(pr);
-    return CLI_EXIT_OK;
+    return pr ? report_failed(pr) : CLI_EXIT_OK;
 }
 
 /* The RDP curve eps(alpha) of the mechanism, one line per order.  The

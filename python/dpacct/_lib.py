@@ -230,6 +230,16 @@ def free(address):
     _libc_free(address)
 
 
+def sized_text(fn, *args):
+    """The text a library writer gives (fn(*args, buf, size) returning the
+    length it needs, as dpa_event_describe and dpa_bound_describe do):
+    asked for its length, then written."""
+    n = fn(*args, None, 0)
+    buf = ctypes.create_string_buffer(n + 1)
+    fn(*args, buf, n + 1)
+    return text(buf.value)
+
+
 def text(b):
     """A C string from the library as str (NULL as None)."""
     return None if b is None else b.decode("utf-8", "replace")

@@ -40,11 +40,7 @@ def accountant_summary(name):
 
 
 def _describe(flags):
-    L = _lib.lib()
-    n = L.dpa_bound_describe(flags, None, 0)
-    buf = ctypes.create_string_buffer(n + 1)
-    L.dpa_bound_describe(flags, buf, n + 1)
-    return _lib.text(buf.value)
+    return _lib.sized_text(_lib.lib().dpa_bound_describe, flags)
 
 
 def describe_flags(flags):

@@ -487,11 +487,7 @@ def json_c(p, indent=0):
 
 def describe_c(p):
     """dpa_event_describe of a C event."""
-    L = _lib.lib()
-    n = L.dpa_event_describe(p, None, 0)
-    buf = ctypes.create_string_buffer(n + 1)
-    L.dpa_event_describe(p, buf, n + 1)
-    return _lib.text(buf.value)
+    return _lib.sized_text(_lib.lib().dpa_event_describe, p)
 
 
 def from_c(root):
