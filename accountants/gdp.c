@@ -40,8 +40,9 @@ static int leaf_mu2(const dpa_event *e, const dpa_options *opt, double *mu2, int
         *mu2 = mu > 0.0 ? dpa_positive_up(mu * mu) : 0.0;
         return DPA_OK;
     }
-    if (kind == DPA_EVENT_NOISY_CGD || kind == DPA_EVENT_TREE_AGGREGATION) {
-        /* the hidden-state bound is mu-GDP; tree aggregation is Gaussian */
+    if (kind == DPA_EVENT_NOISY_CGD || kind == DPA_EVENT_TREE_AGGREGATION || kind == DPA_EVENT_SHUFFLED_BATCHES) {
+        /* the hidden-state bound is mu-GDP; tree aggregation is Gaussian;
+         * shuffled batches hold a record in one Gaussian step an epoch */
         const dpa_event *bad;
         if (dpa_event_inverse_variance(e, mu2, &bad))
             return dpa_fail(err, DPA_EINVAL, "gdp: invalid %s event", dpa_event_kind_name(kind));

@@ -8,6 +8,7 @@
  */
 #include "internal.h"
 
+extern const dpa_accountant_ops dpa_batches_accountant;
 extern const dpa_accountant_ops dpa_gaussian_accountant;
 extern const dpa_accountant_ops dpa_gdp_accountant;
 extern const dpa_accountant_ops dpa_zcdp_accountant;
@@ -17,6 +18,7 @@ extern const dpa_accountant_ops dpa_shuffle_accountant;
 extern const dpa_accountant_ops dpa_tuning_accountant;
 
 const dpa_accountant_ops *const dpa_registry[] = {
+    &dpa_batches_accountant,   /* shuffled batches only: the mechanism's bracket */
     &dpa_gaussian_accountant,
     &dpa_rdp_accountant,
     &dpa_pld_accountant,
@@ -28,6 +30,7 @@ const dpa_accountant_ops *const dpa_registry[] = {
 };
 
 const char *const dpa_registry_names[] = {
+    "batches",
     "gaussian",
     "rdp",
     "pld",

@@ -39,6 +39,7 @@ static int leaf_rho(const dpa_event *e, double *rho, double *xi, int *gaussian, 
     case DPA_EVENT_GAUSSIAN: *rho = dpa_positive_up(0.5 / p0 / p0); *gaussian = 1; return DPA_OK;
     case DPA_EVENT_GDP: *rho = p0 > 0.0 ? dpa_positive_up(0.5 * p0 * p0) : 0.0; *gaussian = 1; return DPA_OK;
     case DPA_EVENT_NOISY_CGD:                   /* mu-GDP: rho = mu^2 / 2 */
+    case DPA_EVENT_SHUFFLED_BATCHES:            /* the inner Gaussian once an epoch */
     case DPA_EVENT_TREE_AGGREGATION: {          /* Gaussian nodes */
         const dpa_event *bad;
         double inv_var;

@@ -12,7 +12,7 @@ struct dpa_accountant {
     const dpa_accountant_ops *ops;
     dpa_options opt;
     void *state;
-    int hidden_state;   /* a noisy_cgd event was composed */
+    int unattained;     /* an event of dpa_event_bound_unattained was composed */
     /* additive failure deltas (dpa_accountant_add_failure) */
     size_t num_failures;
     double failure_delta[DPA_MAX_FAILURES];
@@ -118,17 +118,19 @@ int dpa_accountant_compose(dpa_accountant *a, const dpa_event *e, dpa_error *err
     int st = dpa_accountant_supports(a, e, err);
     if (st) return st;
     st = a->ops->compose(a->state, &a->opt, e, err);
-    if (!st && dpa_event_has_hidden_state(e)) a->hidden_state = 1;
+    if (!st && dpa_event_bound_unattained(e)) a->unattained = 1;
     return st;
 }
 
 /* A noisy_cgd event is accounted by its mu-GDP bound, which the final
- * iterate need not attain: a lower bound is then one on the GDP bound's
- * eps, not on the mechanism's, and nothing is exact.  Said once, here, for
- * every accountant. */
-static void mark_hidden_state(const dpa_accountant *a, dpa_bound *out)
+ * iterate need not attain, and shuffled batches by the Gaussian once an
+ * epoch, which the shuffled order need not attain: a lower bound is then
+ * one on that bound's eps, not on the mechanism's, and nothing is exact.
+ * Said once, here, for every accountant but one whose lower bounds are the
+ * mechanism's own (ops->mechanism_lower). */
+static void mark_unattained(const dpa_accountant *a, dpa_bound *out)
 {
-    if (!a->hidden_state) return;
+    if (!a->unattained || a->ops->mechanism_lower) return;
     out->flags &= ~(unsigned)DPA_EXACT;
     if (!(out->flags & DPA_NO_LOWER)) out->flags |= DPA_PAIR_LOWER;
 }
@@ -222,7 +224,7 @@ int dpa_accountant_epsilon(dpa_accountant *a, double delta, dpa_bound *out, dpa_
         if (cst) st = cst;
     }
     if (!st || st == DPA_EACCURACY) {
-        mark_hidden_state(a, out);
+        mark_unattained(a, out);
         if (a->num_failures) drop_lower(out);
     }
     return st;
@@ -344,7 +346,7 @@ int dpa_accountant_delta(dpa_accountant *a, double epsilon, dpa_bound *out, dpa_
         }
     }
     if (!st || st == DPA_EACCURACY) {
-        mark_hidden_state(a, out);
+        mark_unattained(a, out);
         if (a->num_failures) {
             double total = failure_total(a);
             out->upper = fmin(1.0, (out->upper + total) * (1.0 + 2.0 * DBL_EPSILON));

@@ -154,6 +154,7 @@ typedef enum dpa_event_kind {
     DPA_EVENT_GSM_FROBENIUS,
     DPA_EVENT_GSM_SPECTRAL,
     DPA_EVENT_PERMUTE_AND_FLIP,
+    DPA_EVENT_SHUFFLED_BATCHES,
     DPA_EVENT_INVALID = -1 /* not a kind: dpa_event_get_kind(NULL) */
 } dpa_event_kind;
 
@@ -284,6 +285,16 @@ dpa_event *dpa_event_sampled_without_replacement(uint64_t n, uint64_t m,
                                                  dpa_event *inner, dpa_error *err);
 dpa_event *dpa_event_sampled_with_replacement(uint64_t n, uint64_t m,
                                               dpa_event *inner, dpa_error *err);
+/* One epoch of shuffled fixed-size batches: the n records are shuffled
+ * afresh and cut into floor(n/m) batches of exactly m (the n mod m left
+ * over sit the epoch out), one step per batch, each step `inner` (Gaussian
+ * noise: a gaussian event, or anything with one inverse variance).  Every
+ * record is in one step, so the epoch is accounted as `inner` once: a bound
+ * that holds whatever the order, which the shuffled mechanism need not
+ * attain (lower bounds flagged DPA_PAIR_LOWER); the "batches" accountant
+ * puts the lower bound of Chua et al. (ICML 2024, NeurIPS 2024) beside it.
+ * E epochs: self_composed(count = E, ...).  1 <= m <= n. */
+dpa_event *dpa_event_shuffled_batches(uint64_t n, uint64_t m, dpa_event *inner, dpa_error *err);
 /* count >= 1.  Counts of nested self-compositions multiply (in floating
  * point, rounded up: they may exceed 2^64); an event whose leaves would be
  * repeated more than DPA_MAX_REPETITIONS times in all is refused

@@ -45,6 +45,7 @@ static const struct {
     [DPA_EVENT_GSM_FROBENIUS] = { "gsm_frobenius", { "M" }, { "k" } },
     [DPA_EVENT_GSM_SPECTRAL] = { "gsm_spectral", { "eta" }, { "k", "n" } },
     [DPA_EVENT_PERMUTE_AND_FLIP] = { "permute_and_flip", { "eps" }, { 0 } },
+    [DPA_EVENT_SHUFFLED_BATCHES] = { "shuffled_batches", { 0 }, { "n", "m" } },
 };
 
 static dpa_event *event_new(dpa_event_kind kind, dpa_error *err)
@@ -310,6 +311,22 @@ dpa_event *dpa_event_sampled_with_replacement(uint64_t n, uint64_t m, dpa_event 
                                               dpa_error *err)
 {
     return sampled_fixed(DPA_EVENT_SAMPLED_WITH_REPLACEMENT, n, m, inner, err);
+}
+
+dpa_event *dpa_event_shuffled_batches(uint64_t n, uint64_t m, dpa_event *inner, dpa_error *err)
+{
+    if (inner) {
+        double inv_var;
+        const dpa_event *bad = NULL;
+        int gaussian = dpa_event_inverse_variance(inner, &inv_var, &bad) == DPA_OK;
+        /* the name is a static string: still valid once inner is freed */
+        const char *what = gaussian ? "" : dpa_event_kind_name(dpa_event_get_kind(bad ? bad : inner));
+        /* the bounds (the Gaussian once an epoch; Chua et al.'s lower bound)
+         * are for Gaussian sums */
+        REQUIRE_OWN(gaussian, "shuffled_batches: the inner event must be Gaussian noise (gaussian, gdp or a "
+                              "composition of them), got %s", what);
+    }
+    return sampled_fixed(DPA_EVENT_SHUFFLED_BATCHES, n, m, inner, err);
 }
 
 /* times * count rounded up: a total number of steps rounded down would
@@ -595,6 +612,11 @@ static int add_inverse_variance(const dpa_event *e, double times, dpa_sum *sum,
     }
     case DPA_EVENT_SELF_COMPOSED:
         return add_inverse_variance(e->children[0], times_count(times, e->count[0]), sum, offender);
+    case DPA_EVENT_SHUFFLED_BATCHES:
+        /* each record is in exactly one of the epoch's steps: one step's
+         * noise, whichever step it is (Chua et al., ICML 2024: shuffling is
+         * no less private than a fixed order) */
+        return add_inverse_variance(e->children[0], times, sum, offender);
     case DPA_EVENT_COMPOSED:
         for (size_t i = 0; i < e->num_children; i++) {
             int st = add_inverse_variance(e->children[i], times, sum, offender);
@@ -617,11 +639,11 @@ int dpa_event_inverse_variance(const dpa_event *e, double *inv_var, const dpa_ev
     return st;
 }
 
-int dpa_event_has_hidden_state(const dpa_event *e)
+int dpa_event_bound_unattained(const dpa_event *e)
 {
     if (!e) return 0;
-    if (e->kind == DPA_EVENT_NOISY_CGD) return 1;
+    if (e->kind == DPA_EVENT_NOISY_CGD || e->kind == DPA_EVENT_SHUFFLED_BATCHES) return 1;
     for (size_t i = 0; i < e->num_children; i++)
-        if (dpa_event_has_hidden_state(e->children[i])) return 1;
+        if (dpa_event_bound_unattained(e->children[i])) return 1;
     return 0;
 }

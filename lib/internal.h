@@ -62,9 +62,12 @@ int dpa_event_inverse_variance(const dpa_event *e, double *inv_var, const dpa_ev
 /* mu of a noisy_cgd event (lib/noisy_cgd.c): it is mu-GDP, a Gaussian with
  * noise multiplier 1/mu for every accountant. */
 int dpa_event_noisy_cgd_mu(const dpa_event *e, double *mu);
-/* Whether e contains a noisy_cgd leaf, whose GDP bound the mechanism need
- * not attain (accountants flag their lower bounds DPA_PAIR_LOWER). */
-int dpa_event_has_hidden_state(const dpa_event *e);
+/* Whether e contains an event accounted by a bound that the mechanism
+ * need not attain: a noisy_cgd leaf (its GDP bound on the final iterate)
+ * or shuffled batches (the Gaussian once an epoch, whatever the order).
+ * Accountants' lower bounds are then flagged DPA_PAIR_LOWER (but for an
+ * accountant whose ops say mechanism_lower). */
+int dpa_event_bound_unattained(const dpa_event *e);
 
 /* The pure-DP eps of a leaf (Laplace 1/b, randomized response, discrete
  * Laplace sensitivity/scale, exponential, (eps, 0)); +inf for any other
@@ -110,6 +113,10 @@ typedef struct dpa_accountant_ops {
                             int *same_pair, dpa_error *err);
     /* 1: the two directions are one pair (the Gaussian), so delta is each */
     int symmetric;
+    /* 1: its lower bounds are the mechanism's own even for the events of
+     * dpa_event_bound_unattained (the batches accountant's lower bound of
+     * shuffled batches), so they are not flagged DPA_PAIR_LOWER */
+    int mechanism_lower;
 } dpa_accountant_ops;
 
 /* delta at epsilon of each direction (out[0]: with the record against

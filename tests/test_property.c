@@ -1307,10 +1307,55 @@ END_TEST
 START_TEST(random_pld) { run_random("pld", PLD_STRIDE, PLD_MAX_COUNT, 1, 1); }
 END_TEST
 
+/* The batches accountant (shuffled fixed-size batches, one kind of epoch):
+ * random and extreme noise, batch sizes and epochs.  Its upper bound is
+ * the Gaussian once an epoch, checked against the gaussian accountant on
+ * that Gaussian (another module); its lower bound must be a number in
+ * [0, upper], and delta's bracket must hold the delta at the upper eps. */
+START_TEST(random_batches)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 20261126);
+    int cases = test_quick() ? 40 : 150;
+    for (int i = 0; i < cases; i++) {
+        double sigma = draw_sigma(r), delta = log_uniform(r, 1e-12, 0.5);
+        uint64_t n = (uint64_t)floor(log_uniform(r, 1.0, 1e6));
+        uint64_t m = 1 + (uint64_t)floor(u01(r) * (double)n);
+        if (m > n) m = n;
+        uint64_t epochs = u01(r) < 0.5 ? 1 : (uint64_t)floor(log_uniform(r, 1.0, 300.0));
+        dpa_error err = { 0 };
+        dpa_event *e = dpa_event_shuffled_batches(n, m, dpa_event_gaussian(sigma, &err), &err);
+        if (epochs > 1) e = dpa_event_self_composed(e, epochs, &err);
+        dpa_event *g = dpa_event_self_composed(dpa_event_gaussian(sigma, &err), epochs, &err);
+        ck_assert_msg(e && g, "%s", err.message);
+        dpa_accountant *a = accountant_with("batches", e), *ga = accountant_with("gaussian", g);
+        dpa_bound b, gb;
+        int st = dpa_accountant_epsilon(a, delta, &b, &err);
+        ck_assert_msg(st == DPA_OK, "n %llu m %llu sigma %g E %llu delta %g: %s", (unsigned long long)n,
+                      (unsigned long long)m, sigma, (unsigned long long)epochs, delta, err.message);
+        ck_assert_int_eq(dpa_accountant_epsilon(ga, delta, &gb, &err), DPA_OK);
+        ck_assert_msg(b.upper == gb.upper || (b.upper >= gb.upper && b.upper <= gb.upper * (1.0 + 1e-9)),
+                      "sigma %g E %llu: upper %.17g, the Gaussian's %.17g", sigma, (unsigned long long)epochs,
+                      b.upper, gb.upper);
+        ck_assert_msg(b.lower >= 0.0 && b.lower <= b.upper, "sigma %g n %llu m %llu E %llu: [%g, %g]", sigma,
+                      (unsigned long long)n, (unsigned long long)m, (unsigned long long)epochs, b.lower, b.upper);
+        if (isfinite(b.upper)) {
+            dpa_bound d;
+            ck_assert_int_eq(dpa_accountant_delta(a, b.upper, &d, &err), DPA_OK);
+            ck_assert_msg(d.lower >= 0.0 && d.lower <= d.upper && d.upper <= 1.0 && d.upper <= delta * (1.0 + 1e-9),
+                          "sigma %g: delta at eps %g in [%g, %g], target %g", sigma, b.upper, d.lower, d.upper, delta);
+        }
+        dpa_accountant_free(a);
+        dpa_accountant_free(ga);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
 /* Every registered accountant is covered by one of the tests above. */
 START_TEST(every_accountant_is_covered)
 {
-    static const char *const covered[] = { "gaussian", "gdp", "zcdp", "rdp", "tuning", "shuffle", "pld" };
+    static const char *const covered[] = { "gaussian", "gdp", "zcdp", "rdp", "tuning", "shuffle", "pld", "batches" };
     for (const char *const *n = dpa_accountant_names(); *n; n++) {
         int found = 0;
         for (size_t i = 0; i < sizeof covered / sizeof covered[0]; i++) found |= !strcmp(*n, covered[i]);
@@ -1649,6 +1694,7 @@ static Suite *property_suite(void)
     tc = tcase_create("random_tuning_shuffle");
     tcase_add_test(tc, random_tuning);
     tcase_add_test(tc, random_shuffle);
+    tcase_add_test(tc, random_batches);
     tcase_set_timeout(tc, timeout);
     suite_add_tcase(s, tc);
     tc = tcase_create("random_pld");

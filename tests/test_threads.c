@@ -89,6 +89,13 @@ static dpa_event *ev_tuning_geometric(void)
     return dpa_event_repeated_selected(dpa_event_laplace(2.0, NULL), DPA_REPEAT_GEOMETRIC, 0.1, 0.0, NULL);
 }
 
+/* shuffled fixed-size batches: the batches accountant's lower grid */
+static dpa_event *ev_shuffled_batches(void)
+{
+    return dpa_event_self_composed(dpa_event_shuffled_batches(10000, 100, dpa_event_gaussian(1.0, NULL), NULL), 5,
+                                   NULL);
+}
+
 static dpa_event *ev_zcdp_gdp(void)
 {
     dpa_event *parts[2] = { dpa_event_zcdp(0.05, 0.0, NULL), dpa_event_gdp(0.5, NULL) };
@@ -111,6 +118,7 @@ static const struct {
     { "tuning_poisson", ev_tuning_poisson, DPA_ADD_REMOVE },
     { "tuning_geometric", ev_tuning_geometric, DPA_ADD_REMOVE },
     { "zcdp_gdp", ev_zcdp_gdp, DPA_ADD_REMOVE },
+    { "shuffled_batches", ev_shuffled_batches, DPA_ADD_REMOVE },
 };
 #define NUM_EVENTS (sizeof events / sizeof events[0])
 

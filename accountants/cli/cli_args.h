@@ -54,6 +54,7 @@ typedef struct cli {
     const char *plot;        /* --plot FILE: the figure (profile, sweeps) */
     dpa_relation relation;
     int without_replacement; /* --sampling without-replacement */
+    int shuffled_batches;    /* --sampling shuffle */
     int noisy_cgd;           /* --mechanism noisy-cgd */
     int shuffled;            /* --mechanism shuffled */
     const char *event_text;  /* --mechanism given as an event (dpa_event_parse), else NULL */
@@ -90,6 +91,9 @@ typedef struct mechanism {
     /* sampling without replacement: batches of `batch` out of `dataset`
      * (q = batch/dataset); 0: Poisson sampling at rate q */
     uint64_t batch, dataset;
+    /* --sampling shuffle: each epoch shuffled and cut into batches of
+     * exactly `batch` of `dataset` (steps = the epochs); 0: not */
+    int shuffled_batches;
     /* --mechanism noisy-cgd: the final iterate of noisy cyclic GD, sigma the
      * noise multiplier of its batch gradients (epochs in `steps`) */
     int noisy_cgd;

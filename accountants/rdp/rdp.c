@@ -266,6 +266,7 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
     case DPA_EVENT_ZCDP: FILL((p1 + alpha * p0) * (1.0 + 1e-15)); return DPA_OK;
     case DPA_EVENT_GDP: FILL(rdp_gaussian(1.0 / p0, alpha)); return DPA_OK;
     case DPA_EVENT_NOISY_CGD:           /* mu-GDP (Bok, Su & Altschuler 2024, Thm 4.5) */
+    case DPA_EVENT_SHUFFLED_BATCHES:    /* the inner Gaussian once an epoch (lib/event.c) */
     case DPA_EVENT_TREE_AGGREGATION: {  /* Gaussian nodes (Kairouz et al. 2021; lib/event.c) */
         double inv_var;
         if ((st = inverse_variance(e, &inv_var, err))) return st;

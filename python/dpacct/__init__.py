@@ -19,6 +19,7 @@ from .errors import (DpacctError, InvalidArgument, OutOfMemory, Unsupported, Acc
 from .events import (Event, Gaussian, Laplace, RandomizedResponse, DiscreteGaussian, DiscreteLaplace, Exponential,
                      EpsilonDelta, ZCDP, GDP, TreeAggregation, NoisyCGD, Shuffled, TruncatedLaplace, GSMFrobenius,
                      GSMSpectral, PermuteAndFlip, PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, SelfComposed,
+                     ShuffledBatches,
                      Composed, RepeatedSelected, NoOp)
 from .accountant import (Bound, Accountant, Calibration, calibrate, calibrate_noise_multiplier, accountant_names,
                          accountant_summary, library_version, describe_flags)
@@ -33,6 +34,7 @@ __all__ = [
     "Event", "Gaussian", "Laplace", "RandomizedResponse", "DiscreteGaussian", "DiscreteLaplace", "Exponential",
     "EpsilonDelta", "ZCDP", "GDP", "TreeAggregation", "NoisyCGD", "Shuffled", "TruncatedLaplace", "GSMFrobenius",
     "GSMSpectral", "PermuteAndFlip", "PoissonSampled", "SampledWithoutReplacement", "SampledWithReplacement", "SelfComposed",
+    "ShuffledBatches",
     "Composed", "RepeatedSelected", "NoOp",
     "Bound", "Accountant", "Calibration", "calibrate", "calibrate_noise_multiplier", "accountant_names",
     "accountant_summary", "library_version", "describe_flags",

@@ -378,6 +378,14 @@ class SampledWithReplacement(Event):
     event: Event
 
 
+@_event("shuffled_batches", ("n", "n", _COUNT, 0), ("m", "m", _COUNT, 1), ("event", None, _CHILD, None))
+class ShuffledBatches(Event):
+    """One epoch: the n records shuffled and cut into n // m batches of exactly m."""
+    n: int
+    m: int
+    event: Event
+
+
 @_event("self_composed", ("count", "count", _COUNT, 0), ("event", None, _CHILD, None))
 class SelfComposed(Event):
     """`event` run `count` times (adaptively)."""
@@ -436,7 +444,8 @@ class NoOp(Event):
 _BY_KIND = {cls._kind: cls for cls in (
     Gaussian, Laplace, RandomizedResponse, DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip,
     EpsilonDelta, ZCDP, GDP, TreeAggregation, NoisyCGD, Shuffled, TruncatedLaplace, GSMFrobenius, GSMSpectral,
-    PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, SelfComposed, Composed, RepeatedSelected)}
+    PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, ShuffledBatches, SelfComposed, Composed,
+    RepeatedSelected)}
 
 
 def parse_c(text):

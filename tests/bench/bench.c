@@ -684,6 +684,25 @@ static void issue_21_22_benches(void)
            (void *)"self_composed(count=100, laplace(scale=?))");
 }
 
+/* Shuffled fixed-size batches (issue 22): the batches accountant's
+ * bracket (the lower bound's sliced pair composed over the epochs) as the
+ * steps grow: T = 1e4 steps in one epoch and in ten. */
+static void shuffled_batches_benches(void)
+{
+    dpa_error err = { 0 };
+    static const uint64_t epochs[] = { 1, 10, 60 };
+    for (int i = 0; i < 3; i++) {
+        dpa_event *e = dpa_event_shuffled_batches(1000000, 100, dpa_event_gaussian(1.0, &err), &err);
+        if (epochs[i] > 1) e = dpa_event_self_composed(e, epochs[i], &err);
+        struct query q = { "batches", e, 1e-5, 1.0 };
+        if (!q.event) die(&err);
+        char size[64];
+        snprintf(size, sizeof size, "T=10000/epoch, E=%llu", (unsigned long long)epochs[i]);
+        report("batches: shuffled batches, eps(delta=1e-5)", size, epsilon_query, &q);
+        dpa_event_free(q.event);
+    }
+}
+
 int main(void)
 {
     dpa_error err = { 0 };
@@ -742,5 +761,6 @@ int main(void)
     classification_benches();
     seed_002_004_benches();
     issue_21_22_benches();
+    shuffled_batches_benches();
     return 0;
 }

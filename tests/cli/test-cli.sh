@@ -471,6 +471,9 @@ for name in $ACCOUNTANTS; do
     if [ "$name" = shuffle ]; then    # accounts for shuffled randomizers only
         expect_ok "--accountant $name" "^method +$name\$" epsilon --mechanism shuffled --epsilon0 1 --users 100 \
             --relation replace-one --delta 1e-5 --accountant "$name"
+    elif [ "$name" = batches ]; then  # shuffled fixed-size batches only
+        expect_ok "--accountant $name" "^method +$name\$" epsilon --sigma 1 --dataset-size 1000 --batch-size 10 \
+            --epochs 2 --sampling shuffle --delta 1e-5 --accountant "$name"
     elif [ "$name" = tuning ]; then   # and for tuned runs only
         expect_ok "--accountant $name" "^method +$name\$" epsilon --sigma 1 --tuning-runs 5 --delta 1e-5 \
             --accountant "$name"
@@ -478,6 +481,36 @@ for name in $ACCOUNTANTS; do
         expect_ok "--accountant $name" "^method +$name\$" epsilon --sigma 1 --delta 1e-5 --accountant "$name"
     fi
 done
+
+# ---- --sampling shuffle: shuffled fixed-size batches (accountants/batches.c) ----
+# The README's MNIST run shuffled: the bracket [Chua et al.'s lower bound,
+# the Gaussian once an epoch] and the Poisson value often reported.  The
+# upper is the Gaussian with mu = sqrt(60)/1.1 (54.04581807 by scipy, as in
+# tests/ref/shuffle_lower.py); the lower lies in the sliced pair's bracket
+# [10.853325613, 10.865325613] less the lattice drift (test_batches.c); the
+# Poisson value is the README's 2.382049069.
+expect_ok "shuffle: batches bracket" '^batches +54\.0458180[78] +10\.85[3-9]' \
+    compare --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling shuffle
+expect_ok "shuffle: the Poisson value beside it" '^poisson \(as if\) +2\.382049069 .*approximate' \
+    compare --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling shuffle
+expect_ok "shuffle: other accountants flag the pair's lower bound" '^pld +54\.0458180[78] .*dominating pair' \
+    compare --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling shuffle
+expect_ok "shuffle: the event it accounts" 'self_composed\(count=60, shuffled_batches\(n=60000, m=256, gaussian\(sigma=1\.1\)\)\)' \
+    compare --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling shuffle
+expect_ok "shuffle: default accountant is batches" '^method +batches$' \
+    epsilon --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling shuffle
+# no amplification: sigma = sqrt(60)/mu with mu = 1.666030598 at (8, 1e-5), 4.649354401 (scipy brentq); the
+# search's answer is within its 1e-4 relative bracket above that
+expect_ok "shuffle: calibrate sigma (no amplification: sigma = sqrt(E)/mu)" '^noise multiplier +4\.649(3[5-9]|4)' \
+    calibrate --dataset-size 60000 --batch-size 256 --epochs 60 --epsilon 8 --delta 1e-5 --sampling shuffle
+expect_usage "shuffle: needs a batch size" "--sampling" epsilon --sigma 1 --epochs 2 --delta 1e-5 --sampling shuffle
+expect_usage "shuffle: whole epochs" "--epochs" \
+    epsilon --sigma 1 --dataset-size 100 --batch-size 10 --epochs 1.5 --delta 1e-5 --sampling shuffle
+expect_usage "shuffle: no --steps" "--steps" \
+    epsilon --sigma 1 --dataset-size 100 --batch-size 10 --steps 10 --delta 1e-5 --sampling shuffle
+expect_usage "shuffle: not with --solve batch-size" "--solve" \
+    calibrate --dataset-size 100 --batch-size 10 --epochs 2 --epsilon 1 --delta 1e-5 --sampling shuffle \
+    --solve batch-size
 
 # ---- --format ----------------------------------------------------------------
 

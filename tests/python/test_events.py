@@ -8,7 +8,7 @@ import pytest
 import dpacct
 from dpacct import (Composed, EpsilonDelta, Event, GDP, GSMFrobenius, GSMSpectral, Gaussian, Laplace, NoisyCGD,
                     NoOp, PoissonSampled, RandomizedResponse, RepeatedSelected, SampledWithReplacement,
-                    SampledWithoutReplacement, SelfComposed, Shuffled, TreeAggregation, TruncatedLaplace, ZCDP,
+                    SampledWithoutReplacement, SelfComposed, ShuffledBatches, Shuffled, TreeAggregation, TruncatedLaplace, ZCDP,
                     DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip)
 from dpacct import _lib, events as ev_module
 
@@ -36,7 +36,8 @@ def every_kind(x):
         NoisyCGD(1.0, 2.0, 0.5, x, x, 10, 3), Shuffled(x, 1000, half), Shuffled(x, 10, randomizer="rr"),
         TruncatedLaplace(x, half), GSMFrobenius(7, small), GSMSpectral(7, 3, small),
         PoissonSampled(small, Gaussian(x)), SampledWithoutReplacement(100, 7, Laplace(x)),
-        SampledWithReplacement(100, 7, Gaussian(x)), SelfComposed(Gaussian(x), 2 ** 63 + 1),
+        SampledWithReplacement(100, 7, Gaussian(x)), ShuffledBatches(1000, 64, Gaussian(x)),
+        SelfComposed(Gaussian(x), 2 ** 63 + 1),
         Composed([Gaussian(x), Laplace(x), SelfComposed(GDP(x), 3)]),
         RepeatedSelected(Gaussian(x), "poisson", mean=1 + x), RepeatedSelected(Laplace(x), "geometric", gamma=small),
         RepeatedSelected(Gaussian(x), "truncated_negative_binomial", eta=x, gamma=small),
@@ -103,7 +104,8 @@ def test_library_messages():
     assert info.value.status == -1
     assert isinstance(info.value, ValueError)
     for bad in (Gaussian(math.inf), Gaussian(math.nan), PoissonSampled(1.5, Gaussian(1)),
-                SampledWithoutReplacement(10, 11, Gaussian(1)), SelfComposed(Gaussian(1), 0),
+                SampledWithoutReplacement(10, 11, Gaussian(1)), ShuffledBatches(10, 11, Gaussian(1)),
+                ShuffledBatches(10, 2, Laplace(1)), SelfComposed(Gaussian(1), 0),
                 SelfComposed(Gaussian(1), 2.5), Composed([]), RepeatedSelected(Gaussian(1), "poisson"),
                 RepeatedSelected(Gaussian(1), "geometric", mean=3), RepeatedSelected(Gaussian(1), "often", mean=3),
                 Shuffled(1.0, 10, randomizer="some"), SelfComposed(Gaussian(1), -3)):
