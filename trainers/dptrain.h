@@ -76,6 +76,54 @@ unsigned dpt_rng_truncated_geometric(dpt_rng *r, unsigned K);
  * that this header needs no GSL header); free with gsl_rng_free. */
 void *dpt_rng_gsl(dpt_rng *r, dpa_error *err);
 
+/* ---- batch samplers (trainers/sampling.c) -------------------------------------
+ *
+ * How a DP-SGD run draws its batches of expected (or exact) size b out of n
+ * records, and the libdpacct event its privacy is accounted by; every draw
+ * from the run's dpt_rng.
+ *   DPT_SAMPLING_POISSON        each record with probability b/n, T = ceil(E n/b)
+ *                               steps: poisson(b/n, gaussian), T times;
+ *   DPT_SAMPLING_SHUFFLE        each epoch a fresh permutation cut into floor(n/b)
+ *                               batches of exactly b (the rest sit the epoch out):
+ *                               shuffled_batches(n, b, gaussian), E times;
+ *   DPT_SAMPLING_BALLS_IN_BINS  each epoch every record in one of ceil(n/b)
+ *                               batches, uniformly and independently:
+ *                               random_allocation(ceil(n/b), 1, gaussian), E times;
+ *   DPT_SAMPLING_TRUNCATED      Poisson, a batch above max_batch cut to a uniformly
+ *                               random max_batch of its records:
+ *                               truncated_poisson(b/n, n, max_batch, gaussian), T times. */
+typedef enum {
+    DPT_SAMPLING_POISSON = 0,
+    DPT_SAMPLING_SHUFFLE = 1,
+    DPT_SAMPLING_BALLS_IN_BINS = 2,
+    DPT_SAMPLING_TRUNCATED = 3
+} dpt_sampling;
+
+/* "poisson", "shuffle", "balls-in-bins", "truncated"; NULL for another value. */
+const char *dpt_sampling_name(dpt_sampling kind);
+/* DPA_EINVAL naming what is wrong: b in [1, n]; max_batch in [1, n] for
+ * truncated sampling and 0 otherwise. */
+int dpt_sampling_check(dpt_sampling kind, size_t n, size_t b, size_t max_batch, dpa_error *err);
+/* The steps of E epochs (at most 2^53 records' worth). */
+int dpt_sampling_steps(dpt_sampling kind, size_t n, size_t b, uint64_t epochs, uint64_t *steps, dpa_error *err);
+/* The event of E epochs with Gaussian noise of that multiplier (noise std
+ * over the sensitivity under the accountant's relation); NULL and err set
+ * on failure. */
+dpa_event *dpt_sampling_event(dpt_sampling kind, size_t n, size_t b, size_t max_batch, uint64_t epochs,
+                              double multiplier, dpa_error *err);
+/* The accountant a trainer uses for it by default: "pld", "batches" (shuffle:
+ * the bracket of accountants/batches.c) or "rdp" (balls-in-bins). */
+const char *dpt_sampling_accountant(dpt_sampling kind);
+
+typedef struct dpt_sampler dpt_sampler;
+/* A sampler drawing from rng (kept, not owned).  Free with dpt_sampler_free. */
+int dpt_sampler_new(dpt_sampling kind, size_t n, size_t b, size_t max_batch, dpt_rng *rng, dpt_sampler **out,
+                    dpa_error *err);
+/* The next batch: its rows (distinct, each < n) in rows[0 .. *count), rows
+ * having room for n.  DPA_EINVAL for NULL arguments. */
+int dpt_sampler_next(dpt_sampler *s, size_t *rows, size_t *count);
+void dpt_sampler_free(dpt_sampler *s);
+
 /* Additive noise that does not leak through floating point.  The textbook
  * samplers compute v + Z in floating point, and the set of doubles that
  * sum can reach depends on v: Mironov (CCS 2012) recovers v from the low
@@ -245,9 +293,10 @@ int dpt_synthetic(const dpt_synthetic_spec *spec, dpt_dataset *out, double *wsta
  *                   the estimating slice, noise std 2 f s_t / b on the mean;
  * DPT_MBGLMTRON     the same without noise (its non-private counterpart);
  * DPT_SGD           non-private SGD on the ReLU regression loss (with the
- *                   ReLU-derivative indicator), Poisson batches;
- * DPT_DP_SGD        DP-SGD (Abadi et al. 2016): Poisson sampling at q = b/N,
- *                   per-example clipping at C, noise sigma C on the sum, divided by b. */
+ *                   ReLU-derivative indicator), batches by opt->sampling;
+ * DPT_DP_SGD        DP-SGD (Abadi et al. 2016): batches by opt->sampling
+ *                   (default Poisson at q = b/N; dpt_sampling), per-example
+ *                   clipping at C, noise sigma C on the sum, divided by b. */
 typedef enum {
     DPT_GLMTRON, DPT_DP_GLMTRON, DPT_DP_TAGLMTRON, DPT_DP_MBGLMTRON, DPT_MBGLMTRON, DPT_SGD, DPT_DP_SGD
 } dpt_algorithm;
@@ -298,7 +347,10 @@ typedef struct dpt_glm_options {
     double noise_multiplier;     /* > 0: use this f and report the eps it costs */
     int noise_off;               /* 1: no noise at all (tests; the run is not private) */
     int shuffle_amplification;   /* DP-GLMtron, one epoch: count the secret shuffle (default 1) */
-    const char *accountant;      /* for DP-SGD (default "pld"); the GLMtron family is Gaussian: "gaussian" */
+    const char *accountant;      /* for DP-SGD (default: dpt_sampling_accountant); the GLMtron family is
+                                  * Gaussian: "gaussian" */
+    dpt_sampling sampling;       /* SGD and DP-SGD's batches (default Poisson); the others: Poisson (unused) */
+    size_t max_batch;            /* DPT_SAMPLING_TRUNCATED: the largest batch; 0 otherwise */
     /* the clip (GLMtron family): gamma_t = x_norm * s_t, x_norm = sqrt(2 alpha tr H) C2 log^{2a} N
      * (NeurIPS 2024 Alg 1 line 5), s_t from the rule */
     dpt_clip_rule clip_rule;
@@ -452,11 +504,13 @@ int dpt_model_bound_smoothness(const dpt_model *m, dpt_dataset *data, double bet
 
 /* ---- DP-SGD and NoisyCGD for the classification models (Koskela 2024) ----
  *
- * DPT_CLS_DP_SGD    Poisson sampling at q = b/n, per-example clipping at C,
+ * DPT_CLS_DP_SGD    batches drawn by opt->sampling (default Poisson at
+ *                   q = b/n; see dpt_sampling), per-example clipping at C,
  *                   noise N(0, (sigma C)^2 I) on the sum, divided by the
- *                   expected batch b; T = ceil(E n / b) steps, every iterate
- *                   released: the Poisson-sampled Gaussian composed T times
- *                   (pld by default), add/remove or replace-one.
+ *                   (expected) batch b; every iterate released: the
+ *                   sampling's event (Poisson: the Poisson-sampled Gaussian
+ *                   composed over T = ceil(E n / b) steps, pld by default),
+ *                   add/remove or replace-one.
  * DPT_CLS_NOISY_CGD noisy cyclic GD: k = floor(n/b) fixed disjoint batches in
  *                   a fixed order (the n - k b left over are never used),
  *                   theta <- theta - eta (mean clipped gradient + lambda
@@ -483,7 +537,9 @@ typedef struct dpt_cls_options {
     double epsilon, delta;       /* target (defaults 1, 1e-5) */
     int noise_off;               /* 1: no noise (tests; not private) */
     dpa_relation relation;       /* DP-SGD: DPA_REPLACE_ONE (default) or DPA_ADD_REMOVE; NoisyCGD: replace-one */
-    const char *accountant;      /* DP-SGD (default "pld") */
+    const char *accountant;      /* DP-SGD (default: dpt_sampling_accountant of the sampling) */
+    dpt_sampling sampling;       /* DP-SGD's batches (default Poisson); NoisyCGD: Poisson (= its fixed batches) */
+    size_t max_batch;            /* DPT_SAMPLING_TRUNCATED: the largest batch B; 0 otherwise */
     double l2;                   /* lambda >= 0; NoisyCGD needs lambda > 0 */
     double eta_lambda;           /* > 0: lambda = eta_lambda / eta (the paper fixes the product) */
     int match_epsilon;           /* NoisyCGD: the smallest lambda whose eps meets `epsilon` (as the paper) */

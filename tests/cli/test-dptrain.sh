@@ -109,6 +109,20 @@ expect_usage "ncgd: the ReLU network is not convex" "not convex" ncgd $CLS --mod
     --delta 1e-5 --learning-rate 0.01 --l2 0.5 --smoothness 50
 expect_usage "ncgd: lambda > 0 needed" "lambda > 0" ncgd $CLS --noise-multiplier 4 --delta 1e-5 --learning-rate 0.01 \
     --smoothness 50
+# --sampling: the run's eps is dpacct's for the same sampling (240 training rows, batches of 24, 3 epochs,
+# multiplier 4 under replace-one), so the sampler and the accounting name one mechanism
+run sgd $CLS --noise-multiplier 4 --delta 1e-5 --epochs 3 --learning-rate 0.5 --sampling shuffle --format json
+eps=$(awk -F': ' '/"epsilon"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
+ref=$("$DPACCT" epsilon --noise-multiplier 4 --relation replace-one --dataset-size 240 --batch-size 24 --epochs 3 \
+      --sampling shuffle --delta 1e-5 --format csv | awk -F, 'NR == 2 { print $5 }')
+check "sgd --sampling shuffle: eps is dpacct's shuffled-batches bound" 'v1 > 0 && v1 == v2' "$eps" "$ref"
+expect_ok "sgd --sampling shuffle: the accounting says how" 'shuffled batches of exactly 24' sgd $CLS \
+    --noise-multiplier 4 --delta 1e-5 --epochs 1 --sampling shuffle
+expect_usage "sgd: --sampling choices" "--sampling" sgd $CLS --epsilon 1 --delta 1e-5 --sampling sometimes
+expect_usage "sgd: truncated needs --max-batch" "maximum batch" sgd $CLS --epsilon 1 --delta 1e-5 --sampling truncated
+expect_usage "sgd: --max-batch only with truncated" "maximum batch" sgd $CLS --epsilon 1 --delta 1e-5 --max-batch 5
+expect_usage "ncgd: no --sampling" "fixed batches" ncgd $CLS --noise-multiplier 4 --delta 1e-5 --learning-rate 0.01 \
+    --l2 0.5 --smoothness 50 --sampling shuffle
 expect_usage "sgd: --relation choices" "--relation" sgd $CLS --epsilon 1 --delta 1e-5 --relation maybe
 expect_usage "sgd: --model choices" "--model" sgd $CLS --epsilon 1 --delta 1e-5 --model deep
 printf 'a,label\n1,0\n2,1.5\n3,1\n' >"$TMP/badlabel.csv"
@@ -122,6 +136,10 @@ expect_usage "bad synthetic spec" "zeta" glmtron --synthetic n=100,zeta=foo
 expect_usage "unknown option" "unknown option" glmtron $SYN --frobnicate
 expect_usage "idx needs --labels" "--labels" glmtron --data x --input-format idx
 expect_usage "batch larger than the data" "batch" dp-relu-sgd $SYN --epsilon 1 --delta auto --batch-size 100000
+expect_ok "dp-relu-sgd --sampling shuffle: accounted as shuffled batches" 'shuffled batches.*batches accountant' \
+    dp-relu-sgd $SYN --epsilon 1 --delta auto --sampling shuffle
+expect_usage "--sampling is for the SGD algorithms" "relu-sgd" dp-glmtron $SYN --epsilon 1 --delta auto \
+    --sampling shuffle
 
 # ---- limits and escaped messages (issue 17) ----------------------------------
 # Each refusal is one line naming the option or the file, exit status 2; the

@@ -30,7 +30,7 @@ typedef struct {
     double *theta, *grad;
     size_t size;
     size_t *rows;
-    dpt_rng *rng;                /* the privacy draws: Poisson batches and noise */
+    dpt_rng *rng;                /* the privacy draws: batches (trainers/sampling.c) and noise */
     double energy, expected;     /* injected noise, for the noise check */
     uint64_t steps, total, next_report;
 } cls_run;
@@ -85,26 +85,37 @@ static int epoch_done(cls_run *R, uint64_t epoch, dpa_error *err)
     return st;
 }
 
-/* DP-SGD: T = ceil(E n / b) steps of Poisson batches at q = b / n. */
+/* The epochs finished after step t + 1 of T (E epochs): Poisson-like
+ * samplings count passes of the expected batch (floor((t + 1) b / n)),
+ * the epoch-based ones whole epochs of T / E steps. */
+static uint64_t epochs_after(const dpt_cls_options *opt, size_t n, uint64_t t, uint64_t T)
+{
+    if (t + 1 == T) return opt->epochs;
+    if (opt->sampling == DPT_SAMPLING_SHUFFLE || opt->sampling == DPT_SAMPLING_BALLS_IN_BINS)
+        return (t + 1) / (T / opt->epochs);
+    return (uint64_t)floor((double)(t + 1) * (double)opt->batch_size / (double)n + 1e-9);
+}
+
+/* DP-SGD: T steps, each on a batch of the sampler (trainers/sampling.c). */
 static int dp_sgd(cls_run *R, dpa_error *err)
 {
     const dpt_cls_options *opt = R->opt;
     size_t n = R->data->n;
     double q = (double)opt->batch_size / (double)n;
     uint64_t T = R->total, epoch = 0;
-    for (uint64_t t = 0; t < T; t++) {
+    dpt_sampler *sampler;
+    int st = dpt_sampler_new(opt->sampling, n, opt->batch_size, opt->max_batch, R->rng, &sampler, err);
+    if (st) return st;
+    for (uint64_t t = 0; t < T && !st; t++) {
         size_t count = 0;
-        for (size_t i = 0; i < n; i++)
-            if (dpt_rng_bernoulli(R->rng, q)) R->rows[count++] = i;
+        if ((st = dpt_sampler_next(sampler, R->rows, &count))) break;
         double done = (double)t * q;
-        int st = update(R, R->rows, count, step_size(opt, t, T, done), err);
-        if (st) return st;
-        uint64_t now = (uint64_t)floor((double)(t + 1) * q + 1e-9);
-        if (t + 1 == T) now = opt->epochs;
-        while (epoch < now && epoch < opt->epochs)
-            if ((st = epoch_done(R, ++epoch, err))) return st;
+        if ((st = update(R, R->rows, count, step_size(opt, t, T, done), err))) break;
+        uint64_t now = epochs_after(opt, n, t, T);
+        while (!st && epoch < now && epoch < opt->epochs) st = epoch_done(R, ++epoch, err);
     }
-    return DPA_OK;
+    dpt_sampler_free(sampler);
+    return st;
 }
 
 /* NoisyCGD: the k = floor(n / b) batches rows [j b, (j + 1) b), in order,

@@ -56,7 +56,10 @@ void dpt_cls_defaults(dpt_cls_options *opt)
 
 uint64_t cls_sgd_steps(const dpt_cls_options *opt, size_t n)
 {
-    return (uint64_t)ceil((double)opt->epochs * (double)n / (double)opt->batch_size - 1e-9);
+    uint64_t steps = 0;
+    /* checked by cls_check before any caller gets here */
+    if (dpt_sampling_steps(opt->sampling, n, opt->batch_size, opt->epochs, &steps, NULL)) return 0;
+    return steps;
 }
 
 int cls_check(size_t n, const dpt_cls_options *opt, dpa_error *err)
@@ -91,6 +94,13 @@ int cls_check(size_t n, const dpt_cls_options *opt, dpa_error *err)
         return dpt_fail(err, DPA_EINVAL, "dptrain: the smoothness must be finite and >= 0, got %g", opt->smoothness);
     if (opt->relation != DPA_REPLACE_ONE && opt->relation != DPA_ADD_REMOVE)
         return dpt_fail(err, DPA_EINVAL, "dptrain: unknown neighbouring relation %d", (int)opt->relation);
+    if (opt->algorithm == DPT_CLS_NOISY_CGD && (opt->sampling != DPT_SAMPLING_POISSON || opt->max_batch))
+        return dpt_fail(err, DPA_EINVAL, "dptrain: NoisyCGD uses its fixed batches; a sampling (%s) is for DP-SGD",
+                        dpt_sampling_name(opt->sampling) ? dpt_sampling_name(opt->sampling) : "unknown");
+    if (opt->algorithm == DPT_CLS_DP_SGD) {
+        int st = dpt_sampling_check(opt->sampling, n, opt->batch_size, opt->max_batch, err);
+        if (st) return st;
+    }
     if (opt->algorithm == DPT_CLS_NOISY_CGD && opt->relation != DPA_REPLACE_ONE)
         return dpt_fail(err, DPA_EINVAL, "dptrain: NoisyCGD is accounted for replace-one neighbours only (its fixed batches "
                         "change under add/remove, and the bound of Bok, Su & Altschuler ICML 2024 is stated for replace-one)");
@@ -118,11 +128,9 @@ typedef struct {
 static dpa_event *sgd_event(double sigma, void *vctx, dpa_error *err)
 {
     const sgd_ctx *c = vctx;
-    double q = (double)c->opt->batch_size / (double)c->n;
-    double multiplier = c->opt->relation == DPA_REPLACE_ONE ? sigma / 2.0 : sigma;
-    dpa_event *e = dpa_event_gaussian(multiplier, err);
-    if (q < 1.0) e = dpa_event_poisson_sampled(q, e, err);
-    return dpa_event_self_composed(e, c->steps, err);
+    const dpt_cls_options *o = c->opt;
+    double multiplier = o->relation == DPA_REPLACE_ONE ? sigma / 2.0 : sigma;
+    return dpt_sampling_event(o->sampling, c->n, o->batch_size, o->max_batch, o->epochs, multiplier, err);
 }
 
 static void options_for(const dpt_cls_options *opt, dpa_options *o)
@@ -142,7 +150,33 @@ static int family_epsilon(const char *method, const dpt_cls_options *opt, dpa_ev
 
 static const char *sgd_method(const dpt_cls_options *opt)
 {
-    return opt->accountant ? opt->accountant : "pld";
+    return opt->accountant ? opt->accountant : dpt_sampling_accountant(opt->sampling);
+}
+
+/* The sampling's event in words, for the accounting line. */
+static void describe_sgd(const dpt_cls_options *opt, size_t n, uint64_t steps, double multiplier, char *buf,
+                         size_t size)
+{
+    size_t b = opt->batch_size;
+    switch (opt->sampling) {
+    case DPT_SAMPLING_SHUFFLE:
+        snprintf(buf, size, "shuffled batches of exactly %zu (%zu an epoch, %zu records left out each), the Gaussian "
+                 "(multiplier %.6g) once an epoch over %" PRIu64 " epochs: no amplification counted", b, n / b, n % b,
+                 multiplier, opt->epochs);
+        return;
+    case DPT_SAMPLING_BALLS_IN_BINS:
+        snprintf(buf, size, "balls-in-bins batches (%zu an epoch, each record in one), random allocation "
+                 "(Feldman & Shenfeld 2025) of the Gaussian (multiplier %.6g) over %" PRIu64 " epochs",
+                 (n + b - 1) / b, multiplier, opt->epochs);
+        return;
+    case DPT_SAMPLING_TRUNCATED:
+        snprintf(buf, size, "truncated Poisson sampling (q = %.6g, at most %zu) of the Gaussian (multiplier %.6g) "
+                 "composed over %" PRIu64 " steps", (double)b / (double)n, opt->max_batch, multiplier, steps);
+        return;
+    default:
+        snprintf(buf, size, "Poisson-sampled Gaussian (q = %.6g, multiplier %.6g) composed over %" PRIu64 " steps",
+                 (double)b / (double)n, multiplier, steps);
+    }
 }
 
 /* ---- NoisyCGD ------------------------------------------------------------------ */
@@ -281,10 +315,10 @@ int cls_noise(size_t n, double beta, const dpt_cls_options *opt, dpt_cls_result 
     }
     if ((st = family_epsilon(sgd_method(opt), opt, sgd_event, &c, sigma, &out->epsilon, err))) return st;
     out->noise_multiplier = sigma;
-    snprintf(out->accounting, sizeof out->accounting,
-             "Poisson-sampled Gaussian (q = %.6g, multiplier %.6g) composed over %" PRIu64 " steps (%s accountant, %s)",
-             (double)opt->batch_size / (double)n, opt->relation == DPA_REPLACE_ONE ? sigma / 2.0 : sigma, c.steps,
-             sgd_method(opt), opt->relation == DPA_REPLACE_ONE ? "replace-one" : "add/remove");
+    char what[240];
+    describe_sgd(opt, n, c.steps, opt->relation == DPA_REPLACE_ONE ? sigma / 2.0 : sigma, what, sizeof what);
+    snprintf(out->accounting, sizeof out->accounting, "%s (%s accountant, %s)", what, sgd_method(opt),
+             opt->relation == DPA_REPLACE_ONE ? "replace-one" : "add/remove");
     return DPA_OK;
 }
 

@@ -158,6 +158,15 @@ int parse_accountant(const char *text, const char **out)
     return st;
 }
 
+int parse_sampling(const char *text, dpt_sampling *out)
+{
+    static const char *const names[] = { "poisson", "shuffle", "balls-in-bins", "truncated", NULL };
+    int choice;
+    int st = cli_parse_choice("sampling", text, names, &choice);
+    if (!st) *out = (dpt_sampling)choice;   /* in dpt_sampling's order */
+    return st;
+}
+
 int parse_input_format(const char *text, const char **out)
 {
     static const char *const formats[] = { "csv", "libsvm", "idx" };

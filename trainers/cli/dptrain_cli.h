@@ -52,6 +52,8 @@ int check_work(uint64_t epochs, size_t n);
 int parse_report_format(const char *text, int *json);
 /* A name of libdpacct's accountants into *out, else a usage error. */
 int parse_accountant(const char *text, const char **out);
+/* --sampling: poisson, shuffle, balls-in-bins or truncated (dpt_sampling). */
+int parse_sampling(const char *text, dpt_sampling *out);
 /* csv, libsvm or idx into *out, else a usage error. */
 int parse_input_format(const char *text, const char **out);
 /* Load `path` as `format` (csv, libsvm or idx; NULL: idx when `labels` is

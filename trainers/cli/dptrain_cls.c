@@ -37,8 +37,9 @@ static void cls_help(void)
            "Classification with the models of Koskela, \"Approximating Two-Layer ReLU Networks\n"
            "for Hidden State Analysis in Differential Privacy\" (arXiv 2024), the noise from\n"
            "libdpacct:\n"
-           "  sgd    DP-SGD: Poisson batches at q = B/n, per-example clipping at C, noise sigma C\n"
-           "         on the sum divided by B; every step released (composition, pld by default)\n"
+           "  sgd    DP-SGD: batches by --sampling (Poisson at q = B/n by default), per-example\n"
+           "         clipping at C, noise sigma C on the sum divided by B; every step released\n"
+           "         (the sampling's event composed: pld by default)\n"
            "  ncgd   NoisyCGD: floor(n/B) fixed batches in a fixed order, L2 regularisation lambda,\n"
            "         constant step, only the final model released (the hidden-state GDP bound of\n"
            "         Bok, Su & Altschuler, ICML 2024, Thm 4.5); the step must be below\n"
@@ -73,7 +74,15 @@ static void cls_help(void)
            "  --delta D|auto         target delta in (0, 1); auto = 1/n^1.1\n"
            "  --noise-multiplier S   sigma: the noise std is sigma C on the sum of clipped gradients\n"
            "  --relation R           sgd: replace-one (default) or add-remove\n"
-           "  --accountant NAME      sgd's accountant (default pld)\n"
+           "  --accountant NAME      sgd's accountant (default: pld; batches for shuffle; rdp for\n"
+           "                         balls-in-bins)\n"
+           "  --sampling KIND        sgd's batches: poisson (default: each record with probability\n"
+           "                         B/n), shuffle (each epoch shuffled afresh and cut into batches of\n"
+           "                         exactly B: accounted with no amplification, Chua et al.'s lower\n"
+           "                         bound beside it), balls-in-bins (each epoch each record in one of\n"
+           "                         ceil(n/B) batches at random: Feldman & Shenfeld 2025's random\n"
+           "                         allocation) or truncated (Poisson with at most --max-batch)\n"
+           "  --max-batch M          truncated sampling: a batch above M cut to M at random\n"
            "  --no-noise             train without noise (not private)\n"
            "\nTraining:\n"
            "  --epochs E             passes (default 1; at most 1000000, and epochs x training\n"
@@ -108,7 +117,7 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         O_DATA, O_LABELS, O_INFMT, O_TARGET, O_TDATA, O_TLABELS, O_TESTFR, O_SCALE, O_STD, O_CLASSES, O_MODEL,
         O_P, O_W, O_MSEED, O_EPS, O_DELTA, O_NM, O_REL, O_ACC, O_NONOISE, O_EPOCHS, O_BATCH, O_LR, O_SCHED, O_DECAY,
         O_DEPOCHS, O_CLIP, O_L2, O_ETAL, O_MATCH, O_SMOOTH, O_SEED, O_PEREPOCH, O_FORMAT, O_PROGRESS, O_MAXDATA,
-        O_CLIPROWS, O_COUNT
+        O_CLIPROWS, O_SAMPLING, O_MAXBATCH, O_COUNT
     };
     /* the values are parsed below; the help text is written out in full above */
     static const cli_option options[O_COUNT] = {
@@ -129,7 +138,8 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         [O_SMOOTH] = { "smoothness", "X", NULL }, [O_SEED] = { "seed", "X", NULL },
         [O_PEREPOCH] = { "per-epoch", NULL, NULL }, [O_FORMAT] = { "format", "X", NULL },
         [O_PROGRESS] = { "progress", NULL, NULL }, [O_MAXDATA] = { "max-data-size", "X", NULL },
-        [O_CLIPROWS] = { "clip-rows", "X", NULL },
+        [O_CLIPROWS] = { "clip-rows", "X", NULL }, [O_SAMPLING] = { "sampling", "X", NULL },
+        [O_MAXBATCH] = { "max-batch", "X", NULL },
     };
     char command[64];
     snprintf(command, sizeof command, "dptrain %s", argv[0]);  /* argv[0]: the subcommand */
@@ -174,6 +184,8 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
             else return cli_bad_value("relation", "replace-one or add-remove", value);
             break;
         case O_ACC: st = parse_accountant(value, &a->opt.accountant); break;
+        case O_SAMPLING: st = parse_sampling(value, &a->opt.sampling); break;
+        case O_MAXBATCH: st = cli_parse_count("max-batch", value, 1, CLI_MAX_ROWS, &u); a->opt.max_batch = (size_t)u; break;
         case O_NONOISE: a->opt.noise_off = 1; break;
         case O_EPOCHS: st = cli_parse_count("epochs", value, 1, CLI_MAX_EPOCHS, &a->opt.epochs); break;
         case O_BATCH: st = cli_parse_count("batch-size", value, 1, CLI_MAX_ROWS, &u); a->opt.batch_size = (size_t)u; break;

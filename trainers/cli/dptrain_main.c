@@ -29,7 +29,7 @@ static const struct { const char *name; dpt_algorithm alg; const char *about; } 
     { "dp-mbglmtron", DPT_DP_MBGLMTRON, "DP-MBGLMtron (Ding et al. UAI 2025, Alg 3, noisy-doubling threshold)" },
     { "mbglmtron", DPT_MBGLMTRON, "mini-batch GLMtron (DP-MBGLMtron without noise)" },
     { "relu-sgd", DPT_SGD, "SGD on the ReLU regression loss (non-private reference)" },
-    { "dp-relu-sgd", DPT_DP_SGD, "DP-SGD for ReLU regression (Poisson sampling, the papers' baseline)" },
+    { "dp-relu-sgd", DPT_DP_SGD, "DP-SGD for ReLU regression (Poisson sampling by default, the papers' baseline)" },
 };
 #define NUM_ALGORITHMS (sizeof algorithms / sizeof algorithms[0])
 
@@ -75,7 +75,15 @@ static void print_help(void)
            "  --epsilon E            target epsilon, E > 0\n"
            "  --delta D|auto         target delta in (0, 1); auto = 1/N^1.1 (N training examples)\n"
            "  --noise-multiplier F   use this f instead of calibrating, and report its epsilon\n"
-           "  --accountant NAME      DP-SGD's accountant (default pld)\n"
+           "  --accountant NAME      DP-SGD's accountant (default: pld; batches for shuffle; rdp for\n"
+           "                         balls-in-bins)\n"
+           "  --sampling KIND        relu-sgd and dp-relu-sgd batches: poisson (default: each record\n"
+           "                         with probability B/N), shuffle (each epoch shuffled afresh, cut into\n"
+           "                         batches of exactly B: accounted with no amplification, Chua et al.'s\n"
+           "                         lower bound beside it), balls-in-bins (each epoch each record in one\n"
+           "                         of ceil(N/B) batches at random: Feldman & Shenfeld 2025's random\n"
+           "                         allocation) or truncated (Poisson with at most --max-batch)\n"
+           "  --max-batch M          truncated sampling: a batch above M cut to M at random\n"
            "  --no-shuffle-amplification   DP-GLMtron: do not count the secret shuffle\n"
            "\nTraining:\n"
            "  --epochs E             passes over the data (default 1; at most 1000000, and epochs x\n"
@@ -141,7 +149,7 @@ static int parse_args(int argc, char **argv, args *a)
         O_DATA, O_INFMT, O_TARGET, O_LABELS, O_SYNTH, O_TESTFR, O_NOSTD, O_SCALE, O_EPS, O_DELTA, O_NM,
         O_ACC, O_NOSHUF, O_EPOCHS, O_LR, O_BATCH, O_EST, O_THR, O_CLIP, O_PUBFR, O_ALPHA, O_TRH, O_C2, O_A,
         O_UPS, O_GDELTA, O_C3, O_SEED, O_FORMAT, O_PROGRESS, O_VERSION, O_THEPS, O_HC1, O_LNOISE, O_TAILB, O_INIT,
-        O_MAXDATA, O_STD, O_CLIPROWS, O_PUBDATA, O_PUBLABELS, O_COUNT
+        O_MAXDATA, O_STD, O_CLIPROWS, O_PUBDATA, O_PUBLABELS, O_SAMPLING, O_MAXBATCH, O_COUNT
     };
     /* the values are parsed below; the help text is written out in full above */
     static const cli_option options[O_COUNT] = {
@@ -164,6 +172,7 @@ static int parse_args(int argc, char **argv, args *a)
         [O_MAXDATA] = { "max-data-size", "X", NULL }, [O_STD] = { "standardize", NULL, NULL },
         [O_CLIPROWS] = { "clip-rows", "X", NULL }, [O_PUBDATA] = { "public-data", "X", NULL },
         [O_PUBLABELS] = { "public-labels", "X", NULL }, [O_VERSION] = { "version", NULL, NULL },
+        [O_SAMPLING] = { "sampling", "X", NULL }, [O_MAXBATCH] = { "max-batch", "X", NULL },
     };
     const char *command = "dptrain";
     cli_parser p;
@@ -196,6 +205,8 @@ static int parse_args(int argc, char **argv, args *a)
             break;
         case O_NM: st = cli_parse_real("noise-multiplier", value, 0.0, 1, INFINITY, 1, &a->opt.noise_multiplier); break;
         case O_ACC: st = parse_accountant(value, &a->opt.accountant); break;
+        case O_SAMPLING: st = parse_sampling(value, &a->opt.sampling); break;
+        case O_MAXBATCH: st = cli_parse_count("max-batch", value, 1, CLI_MAX_ROWS, &u); a->opt.max_batch = (size_t)u; break;
         case O_NOSHUF: a->opt.shuffle_amplification = 0; break;
         case O_EPOCHS: st = cli_parse_count("epochs", value, 1, CLI_MAX_EPOCHS, &a->opt.epochs); break;
         case O_LR: st = cli_parse_real("learning-rate", value, 0.0, 1, INFINITY, 1, &a->opt.learning_rate); break;

@@ -266,26 +266,35 @@ static void mbglmtron_epochs(run *R)
     }
 }
 
-/* SGD and DP-SGD on the ReLU loss: Poisson batches at q = b/N, T =
- * ceil(E / q) steps, per-example gradients r 1[x.w > 0] x clipped at C (DP),
- * noise sigma C on the sum, the sum divided by b; the average of w_0 .. w_{T-1}. */
-static void sgd_steps(run *R)
+/* SGD and DP-SGD on the ReLU loss: T steps on the sampler's batches
+ * (trainers/sampling.c; Poisson at q = b/N by default), per-example
+ * gradients r 1[x.w > 0] x clipped at C (DP), noise sigma C on the sum, the
+ * sum divided by b; the average of w_0 .. w_{T-1}. */
+static int sgd_steps(run *R, dpa_error *err)
 {
     const dpt_dataset *D = R->data;
     const dpt_glm_options *opt = R->opt;
     size_t d = D->d;
-    double q = (double)opt->batch_size / (double)D->n;
     uint64_t T = glm_sgd_steps(opt, D->n);
     int dp = opt->algorithm == DPT_DP_SGD;
+    dpt_sampler *sampler;
+    size_t *rows = malloc(D->n * sizeof *rows);
+    int st = rows ? dpt_sampler_new(opt->sampling, D->n, opt->batch_size, opt->max_batch, R->ns.rng, &sampler, err)
+                  : dpt_fail(err, DPA_ENOMEM, "dptrain: out of memory");
+    if (st) {
+        free(rows);
+        return st;
+    }
     for (uint64_t t = 0; t < T; t++) {
         average_in(R);
         memset(R->l, 0, d * sizeof *R->l);
-        for (size_t i = 0; i < D->n; i++) {
-            if (!dpt_rng_bernoulli(R->ns.rng, q)) continue;
-            const double *x = D->x + i * d;
+        size_t count = 0;
+        dpt_sampler_next(sampler, rows, &count);
+        for (size_t k = 0; k < count; k++) {
+            const double *x = D->x + rows[k] * d;
             double z = cblas_ddot((int)d, x, 1, R->w, 1);
             if (!(z > 0.0)) continue;               /* the ReLU's derivative */
-            double r = z - D->y[i];
+            double r = z - D->y[rows[k]];
             if (dp) clipped_residual(x, d, r, opt->clip, R->tmp);
             else for (size_t j = 0; j < d; j++) R->tmp[j] = r * x[j];
             cblas_daxpy((int)d, 1.0, R->tmp, 1, R->l, 1);
@@ -294,6 +303,9 @@ static void sgd_steps(run *R)
         cblas_daxpy((int)d, -opt->learning_rate / (double)opt->batch_size, R->l, 1, R->w, 1);
         step_done(R);
     }
+    dpt_sampler_free(sampler);
+    free(rows);
+    return DPA_OK;
 }
 
 void dpt_glm_result_free(dpt_glm_result *r)
@@ -373,7 +385,7 @@ int dpt_glm_train(const dpt_dataset *train, const dpt_glm_options *options, dpt_
         case DPT_DP_MBGLMTRON:
         case DPT_MBGLMTRON: mbglmtron_epochs(&R); break;
         case DPT_SGD:
-        case DPT_DP_SGD: sgd_steps(&R); break;
+        case DPT_DP_SGD: st = sgd_steps(&R, err); break;
         }
     }
     if (!st && R.ns.bad_scale != 0.0)

@@ -75,8 +75,10 @@ double glm_x_norm(const dpt_glm_options *opt, const dpt_dataset *train)
 
 uint64_t glm_sgd_steps(const dpt_glm_options *opt, size_t n)
 {
-    double q = (double)opt->batch_size / (double)n;
-    return (uint64_t)ceil((double)opt->epochs / q - 1e-9);
+    uint64_t steps = 0;
+    /* checked by glm_check before any caller gets here */
+    if (dpt_sampling_steps(opt->sampling, n, opt->batch_size, opt->epochs, &steps, NULL)) return 0;
+    return steps;
 }
 
 /* The most steps (and composition counts) a run may have: 2^53, exact in
@@ -126,6 +128,13 @@ int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *e
         return dpt_fail(err, DPA_EINVAL, "dptrain: the private threshold needs at least 1 estimating record per batch");
     if (sgd && opt->batch_size > train->n)
         return dpt_fail(err, DPA_EINVAL, "dptrain: batch size %zu exceeds the %zu examples", opt->batch_size, train->n);
+    if (!sgd && (opt->sampling != DPT_SAMPLING_POISSON || opt->max_batch))
+        return dpt_fail(err, DPA_EINVAL, "dptrain: a sampling (%s) is for relu-sgd and dp-relu-sgd only",
+                        dpt_sampling_name(opt->sampling) ? dpt_sampling_name(opt->sampling) : "unknown");
+    if (sgd) {
+        int st = dpt_sampling_check(opt->sampling, train->n, opt->batch_size, opt->max_batch, err);
+        if (st) return st;
+    }
     if (!(opt->clip > 0.0 && isfinite(opt->clip)) && (opt->clip_rule == DPT_CLIP_FIXED || sgd))
         return dpt_fail(err, DPA_EINVAL, "dptrain: the clip must be positive and finite, got %g", opt->clip);
     if (opt->clip_rule == DPT_CLIP_PUBLIC &&
@@ -201,12 +210,8 @@ static dpa_event *record_event(double f, void *vctx, dpa_error *err)
             return dpa_event_self_composed(dpa_event_gaussian(sqrt((double)L) * f, err), (uint64_t)(L + 1) * E, err);
         }
         return dpa_event_self_composed(dpa_event_gaussian(f, err), E, err);
-    case DPT_DP_SGD: {
-        double q = (double)opt->batch_size / (double)c->n;
-        dpa_event *e = dpa_event_gaussian(f / 2.0, err);
-        if (q < 1.0) e = dpa_event_poisson_sampled(q, e, err);
-        return dpa_event_self_composed(e, glm_sgd_steps(opt, c->n), err);
-    }
+    case DPT_DP_SGD:   /* replace-one: a replaced record moves the sum by 2C, so f/2 */
+        return dpt_sampling_event(opt->sampling, c->n, opt->batch_size, opt->max_batch, opt->epochs, f / 2.0, err);
     default: break;
     }
     if (err) dpt_fail(err, DPA_EINVAL, "dptrain: algorithm %d is not private", (int)opt->algorithm);
@@ -216,7 +221,7 @@ static dpa_event *record_event(double f, void *vctx, dpa_error *err)
 static const char *method_of(const dpt_glm_options *opt)
 {
     if (opt->accountant) return opt->accountant;
-    return opt->algorithm == DPT_DP_SGD ? "pld" : "gaussian";
+    return opt->algorithm == DPT_DP_SGD ? dpt_sampling_accountant(opt->sampling) : "gaussian";
 }
 
 static void replace_one(dpa_options *o)
@@ -360,7 +365,14 @@ static void describe(const dpt_glm_options *opt, size_t n, dpt_glm_result *out)
         what = opt->clip_rule == DPT_CLIP_PRIVATE ? "per epoch the larger of a record's two roles: L+1 noisy counts"
                                                   : "one Gaussian step per record per epoch";
         break;
-    case DPT_DP_SGD: what = "Poisson-sampled Gaussian, composed over the steps"; break;
+    case DPT_DP_SGD:
+        switch (opt->sampling) {
+        case DPT_SAMPLING_SHUFFLE: what = "shuffled batches: the Gaussian once an epoch (no amplification)"; break;
+        case DPT_SAMPLING_BALLS_IN_BINS: what = "balls-in-bins batches: random allocation of the Gaussian"; break;
+        case DPT_SAMPLING_TRUNCATED: what = "truncated-Poisson-sampled Gaussian, composed over the steps"; break;
+        default: what = "Poisson-sampled Gaussian, composed over the steps"; break;
+        }
+        break;
     default: what = "not private"; break;
     }
     int len = snprintf(out->accounting, sizeof out->accounting, "%s (%s accountant, replace-one, n = %zu)", what,
