@@ -19,7 +19,7 @@ from .errors import (DpacctError, InvalidArgument, OutOfMemory, Unsupported, Acc
 from .events import (Event, Gaussian, Laplace, RandomizedResponse, DiscreteGaussian, DiscreteLaplace, Exponential,
                      EpsilonDelta, ZCDP, GDP, TreeAggregation, NoisyCGD, Shuffled, TruncatedLaplace, GSMFrobenius,
                      GSMSpectral, PermuteAndFlip, PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, SelfComposed,
-                     Composed, RepeatedSelected, NoOp)
+                     Composed, RepeatedSelected, NoOp, TruncatedPoisson)
 from .accountant import (Bound, Accountant, Calibration, calibrate, calibrate_noise_multiplier, accountant_names,
                          accountant_summary, library_version, describe_flags)
 from .convert import from_dp_accounting
@@ -33,7 +33,7 @@ __all__ = [
     "Event", "Gaussian", "Laplace", "RandomizedResponse", "DiscreteGaussian", "DiscreteLaplace", "Exponential",
     "EpsilonDelta", "ZCDP", "GDP", "TreeAggregation", "NoisyCGD", "Shuffled", "TruncatedLaplace", "GSMFrobenius",
     "GSMSpectral", "PermuteAndFlip", "PoissonSampled", "SampledWithoutReplacement", "SampledWithReplacement", "SelfComposed",
-    "Composed", "RepeatedSelected", "NoOp",
+    "Composed", "RepeatedSelected", "NoOp", "TruncatedPoisson",
     "Bound", "Accountant", "Calibration", "calibrate", "calibrate_noise_multiplier", "accountant_names",
     "accountant_summary", "library_version", "describe_flags",
     "from_dp_accounting",
