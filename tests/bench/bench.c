@@ -684,6 +684,27 @@ static void issue_21_22_benches(void)
            (void *)"self_composed(count=100, laplace(scale=?))");
 }
 
+/* Truncated Poisson sampling (DP-SGD with a batch cap): 10000 steps at
+ * q = 0.004 of n = 60000 (mean batch 240) with at most 260 kept; pld's
+ * grids for the two-part mixture of each world, rdp's mixed moments. */
+static void truncated_poisson_benches(void)
+{
+    dpa_error err = { 0 };
+    const char *methods[] = { "pld", "rdp" };
+    for (int m = 0; m < 2; m++) {
+        struct query q = { methods[m],
+                           dpa_event_self_composed(dpa_event_truncated_poisson(0.004, 60000, 260,
+                                                                               dpa_event_gaussian(1.1, &err), &err),
+                                                   10000, &err),
+                           1e-5, 1.0 };
+        if (!q.event) die(&err);
+        char name[64];
+        snprintf(name, sizeof name, "%s: truncated_poisson, eps(delta=1e-5)", methods[m]);
+        report(name, "q=0.004, n=60000, B=260, T=10000", epsilon_query, &q);
+        dpa_event_free(q.event);
+    }
+}
+
 int main(void)
 {
     dpa_error err = { 0 };
@@ -742,5 +763,6 @@ int main(void)
     classification_benches();
     seed_002_004_benches();
     issue_21_22_benches();
+    truncated_poisson_benches();
     return 0;
 }
