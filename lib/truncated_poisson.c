@@ -165,9 +165,11 @@ static int tail_sum(double N, double q, double j0, int up, double *sum_out, doub
     return DPA_OK;
 }
 
-/* The tail that does not hold the mode floor((N + 1) q) is summed; the
- * other is its complement (at least about a third, so its error stays
- * relative). */
+/* The tail that does not hold the mode floor((N + 1) q) is summed: its
+ * terms fall away from its first.  The other tail is its complement, whose
+ * relative error is the summed tail's absolute error over it (the summed
+ * tail lies away from the mode, so it is rarely much above 1/2).  The logs'
+ * own rounding adds a few ulps of their magnitude. */
 static int binomial_tails(double N, double q, double k, tails *t)
 {
     if (k <= 0.0 || q == 1.0) {
@@ -185,14 +187,31 @@ static int binomial_tails(double N, double q, double k, tails *t)
     int st = tail_sum(N, q, j0, up, &sum, &serr);
     if (st) return st;
     double direct = lp + log(sum);
-    double rel = expm1(lerr) * (1.0 + serr) + serr + 4.0 * ULP;
+    double rel = expm1(lerr) * (1.0 + serr) + serr + 4.0 * ULP * (1.0 + fabs(direct));
     double other = direct < 0.0 ? dpa_log1mexp(direct) : -INFINITY;
     double frac = exp(direct);
-    double rel_other = frac < 1.0 ? frac * rel / (1.0 - frac) * (1.0 + 1e-6) + 8.0 * ULP : INFINITY;
+    double rel_other = frac < 1.0 ? frac * rel / (1.0 - frac) * (1.0 + 1e-6) + 8.0 * ULP * (1.0 + fabs(other))
+                                  : INFINITY;
     t->log_ge = up ? direct : other;
     t->log_lt = up ? other : direct;
     t->relerr = fmax(rel, rel_other);
     return DPA_OK;
+}
+
+/* q' = (B/n) P(Bin(n, q) >= B + 1) / p rounded up: the computed tails lie
+ * within factors (1 +- e_c) and (1 +- e_p) of the true ones, so the true q'
+ * is at most the computed one times (1 + e_p)/(1 - e_c), and the logs'
+ * rounding (a few ulps of their magnitudes) adds to that; taken twice over.
+ * The true q' is at most q B/(B + 1) < q, which is the answer when the
+ * tails are not known to a factor 2. */
+static double truncated_rate(double q, double N, double B, const tails *all, const tails *others)
+{
+    double ec = all->relerr, ep = others->relerr;
+    if (!(ec < 0.5 && ep < 0.5)) return q;
+    double lq2 = log(B) - log(N) + all->log_ge - others->log_ge;
+    double e = (1.0 + ep) / (1.0 - ec) - 1.0 +
+               8.0 * ULP * (fabs(log(B)) + fabs(log(N)) + fabs(all->log_ge) + fabs(others->log_ge) + 1.0);
+    return fmin(q, exp(lq2) * (1.0 + 2.0 * e) * (1.0 + 4.0 * ULP));
 }
 
 int dpa_truncated_poisson_mixture(double q, uint64_t n, uint64_t max_batch, dpa_truncated_mixture *out,
@@ -220,13 +239,7 @@ int dpa_truncated_poisson_mixture(double q, uint64_t n, uint64_t max_batch, dpa_
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "truncated_poisson: n q (1 - q) = %g is too large for the exact binomial tail sums (more than "
                         "%g terms)", N * q * (1.0 - q), MAX_TERMS);
-    /* q' = (B/n) P(Bin(n, q) >= B + 1) / p, in logs: the relative errors
-     * of both tails and a few ulps of each log's magnitude, rounded up */
-    double lq2 = log(B) - log(N) + all.log_ge - others.log_ge;
-    double e = (1.0 + all.relerr) * (1.0 + others.relerr) / (1.0 - fmin(others.relerr, 0.5)) - 1.0 +
-               8.0 * ULP * (fabs(log(B)) + fabs(log(N)) + fabs(all.log_ge) + fabs(others.log_ge) + 1.0);
-    double q2 = exp(lq2) * (1.0 + 2.0 * e) * (1.0 + 4.0 * ULP);
-    /* the true q' is at most q B/(B + 1) < q */
-    *out = (dpa_truncated_mixture){ others.log_lt, others.log_ge, others.relerr, fmin(q2, q) };
+    *out = (dpa_truncated_mixture){ others.log_lt, others.log_ge, others.relerr,
+                                    truncated_rate(q, N, B, &all, &others) };
     return DPA_OK;
 }
