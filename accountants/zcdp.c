@@ -79,6 +79,7 @@ static int leaf_rho(const dpa_event *e, double *rho, double *xi, int *gaussian, 
     case DPA_EVENT_POISSON_SAMPLED:
     case DPA_EVENT_SAMPLED_WITHOUT_REPLACEMENT:
     case DPA_EVENT_SAMPLED_WITH_REPLACEMENT:
+    case DPA_EVENT_TRUNCATED_POISSON:
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "zcdp: subsampling is not supported (zCDP is not amplified by "
                         "subsampling; use rdp or pld)");

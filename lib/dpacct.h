@@ -155,6 +155,7 @@ typedef enum dpa_event_kind {
     DPA_EVENT_GSM_SPECTRAL,
     DPA_EVENT_PERMUTE_AND_FLIP,
     DPA_EVENT_SHUFFLED_BATCHES,
+    DPA_EVENT_TRUNCATED_POISSON,
     DPA_EVENT_INVALID = -1 /* not a kind: dpa_event_get_kind(NULL) */
 } dpa_event_kind;
 
@@ -295,6 +296,17 @@ dpa_event *dpa_event_sampled_with_replacement(uint64_t n, uint64_t m,
  * puts the lower bound of Chua et al. (ICML 2024, NeurIPS 2024) beside it.
  * E epochs: self_composed(count = E, ...).  1 <= m <= n. */
 dpa_event *dpa_event_shuffled_batches(uint64_t n, uint64_t m, dpa_event *inner, dpa_error *err);
+/* Truncated Poisson sampling (Poisson sampling with a maximum batch size,
+ * as in dp_accounting's TruncatedSubsampledGaussianDpEvent, 2025; arXiv
+ * 2508.15089): each of the n records is sampled independently with
+ * probability q, and when more than max_batch are sampled a uniformly
+ * random max_batch of them are kept.  Add/remove neighbours; n counts the
+ * records of the larger dataset.  0 < q <= 1, 1 <= max_batch <= n
+ * (max_batch = n: never truncated, which is Poisson sampling); DPA_EINVAL
+ * naming the argument otherwise.  Accounted by pld and rdp, for Gaussian
+ * noise only (docs/api.md, "Truncated Poisson sampling"). */
+dpa_event *dpa_event_truncated_poisson(double q, uint64_t n, uint64_t max_batch, dpa_event *inner,
+                                       dpa_error *err);
 /* count >= 1.  Counts of nested self-compositions multiply (in floating
  * point, rounded up: they may exceed 2^64); an event whose leaves would be
  * repeated more than DPA_MAX_REPETITIONS times in all is refused

@@ -46,6 +46,7 @@ static const struct {
     [DPA_EVENT_GSM_SPECTRAL] = { "gsm_spectral", { "eta" }, { "k", "n" } },
     [DPA_EVENT_PERMUTE_AND_FLIP] = { "permute_and_flip", { "eps" }, { 0 } },
     [DPA_EVENT_SHUFFLED_BATCHES] = { "shuffled_batches", { 0 }, { "n", "m" } },
+    [DPA_EVENT_TRUNCATED_POISSON] = { "truncated_poisson", { "q" }, { "n", "max_batch" } },
 };
 
 static dpa_event *event_new(dpa_event_kind kind, dpa_error *err)
@@ -327,6 +328,23 @@ dpa_event *dpa_event_shuffled_batches(uint64_t n, uint64_t m, dpa_event *inner, 
                               "composition of them), got %s", what);
     }
     return sampled_fixed(DPA_EVENT_SHUFFLED_BATCHES, n, m, inner, err);
+}
+
+dpa_event *dpa_event_truncated_poisson(double q, uint64_t n, uint64_t max_batch, dpa_event *inner,
+                                       dpa_error *err)
+{
+    if (inner) {
+        REQUIRE_OWN(q > 0.0 && q <= 1.0, "truncated_poisson: sampling rate q must lie in (0, 1], got %g", q);
+        REQUIRE_OWN(n >= 1, "truncated_poisson: dataset size n must be at least 1");
+        REQUIRE_OWN(max_batch >= 1, "truncated_poisson: max_batch must be at least 1");
+        REQUIRE_OWN(max_batch <= n,
+                    "truncated_poisson: max_batch must be at most the dataset size n, got %" PRIu64
+                    " with n = %" PRIu64 " (max_batch = n never truncates)",
+                    max_batch, n);
+    }
+    dpa_event *e = wrapper_new(DPA_EVENT_TRUNCATED_POISSON, inner, err);
+    if (e) { e->param[0] = q; e->count[0] = n; e->count[1] = max_batch; }
+    return e;
 }
 
 /* times * count rounded up: a total number of steps rounded down would

@@ -80,6 +80,23 @@ double dpa_event_pure_epsilon(const dpa_event *leaf);
 double dpa_gsm_order_frobenius(double a, double M);
 double dpa_gsm_order_spectral(double a, double n, double eta);
 
+/* One step of truncated Poisson sampling (lib/truncated_poisson.c, where
+ * the analysis is): at most the mixture, with weights 1 - p and p, of the
+ * Poisson-subsampled Gaussian pairs at (sigma, q) and at (sigma/2, q2),
+ * p = P(Bin(n - 1, q) >= max_batch), q2 = (max_batch/n) P(Bin(n, q) >=
+ * max_batch + 1) / p rounded up; each world's profile is the weighted sum
+ * of that world's two.  The weights come in logs, with a bound on the
+ * relative error of each; at max_batch = n, p = 0 exactly (log_trunc
+ * -inf, log_full 0): Poisson sampling.  DPA_EINVAL outside 0 < q <= 1,
+ * 1 <= max_batch <= n; DPA_EUNSUPPORTED for n > 2^53 or tails too long. */
+typedef struct dpa_truncated_mixture {
+    double log_full, log_trunc; /* log(1 - p), log p */
+    double weight_relerr;       /* of e^log_full and of e^log_trunc */
+    double q2;                  /* the truncated part's rate, rounded up (<= q) */
+} dpa_truncated_mixture;
+int dpa_truncated_poisson_mixture(double q, uint64_t n, uint64_t max_batch, dpa_truncated_mixture *out,
+                                  dpa_error *err);
+
 /* The accountant interface.  `state` is a block of state_size bytes owned
  * by the generic accountant; it is zeroed before init.  The generic layer
  * calls supports() before compose(), so compose() sees only supported events

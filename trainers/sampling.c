@@ -101,8 +101,11 @@ dpa_event *dpt_sampling_event(dpt_sampling kind, size_t n, size_t b, size_t max_
     case DPT_SAMPLING_SHUFFLE:
         e = dpa_event_shuffled_batches(n, b, e, err);
         return epochs > 1 ? dpa_event_self_composed(e, epochs, err) : e;
-    case DPT_SAMPLING_BALLS_IN_BINS:
     case DPT_SAMPLING_TRUNCATED:
+        /* n counts the larger dataset's records: a neighbour may add one */
+        e = dpa_event_truncated_poisson(q, (uint64_t)n + 1, max_batch, e, err);
+        return dpa_event_self_composed(e, steps, err);
+    case DPT_SAMPLING_BALLS_IN_BINS:
         break;
     }
     dpa_event_free(e);

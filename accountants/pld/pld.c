@@ -184,7 +184,9 @@ static int visit_leaf(const dpa_event *leaf, double times, void *vctx, dpa_error
     if (!pld_profile_equal(&pair[0], &pair[1])) s->worlds = 2;
     /* sampling without replacement: the least pair that dominates every
      * step, but a fixed pair of datasets need not attain it (pld_profiles.c) */
-    if (pair[0].pair == PLD_WITHOUT_REPLACEMENT || pair[0].pair == PLD_SHUFFLE_CLONES) s->pair_lower = 1;
+    if (pair[0].pair == PLD_WITHOUT_REPLACEMENT || pair[0].pair == PLD_SHUFFLE_CLONES ||
+        pair[0].pair == PLD_TRUNCATED_REMOVE)   /* an upper bound by joint convexity */
+        s->pair_lower = 1;
     s->comp[s->n].times = (uint64_t)times;
     s->n++;
     c->added++;
@@ -973,7 +975,7 @@ static int single_step_span(const pld_state *s, const query *q, known_span *k)
 static int gaussian_pair(pld_pair k)
 {
     return k == PLD_GAUSSIAN || k == PLD_POISSON_REMOVE || k == PLD_POISSON_ADD || k == PLD_DISCRETE_GAUSSIAN ||
-           k == PLD_REPLACE_GAUSSIAN;
+           k == PLD_REPLACE_GAUSSIAN || k == PLD_TRUNCATED_REMOVE || k == PLD_TRUNCATED_ADD;
 }
 
 static int has_unbounded_loss(const pld_state *s)

@@ -34,9 +34,13 @@ typedef enum {
                            * max(delta of (q P + (1-q) Q, Q), delta of (Q, q P + (1-q) Q)),
                            * (P, Q) the pair `inner` (PLD_GAUSSIAN or a
                            * symmetric leaf) with this struct's parameters */
-    PLD_TRUNCATED_LAPLACE /* truncated Laplace shifted by the sensitivity 1 against centred:
+    PLD_TRUNCATED_LAPLACE, /* truncated Laplace shifted by the sensitivity 1 against centred:
                            * density e^{-eps|x - 1|} on [1 - A, 1 + A] against e^{-eps|x|}
                            * on [-A, A]; eps = eps, A = sigma (pld_mechanisms.c) */
+    PLD_TRUNCATED_REMOVE, /* truncated Poisson sampling of a Gaussian (lib/truncated_poisson.c):
+                           * the mixture, weights e^log_full and e^log_trunc, of the
+                           * PLD_POISSON_REMOVE pairs at (sigma, q) and (sigma/2, q2) */
+    PLD_TRUNCATED_ADD     /* the same of the PLD_POISSON_ADD pairs */
 } pld_pair;
 
 typedef struct pld_profile {
@@ -54,6 +58,7 @@ typedef struct pld_profile {
     double log_norm;      /* discrete Gaussian: set by pld_profile_of_event or
                            * pld_profile_discrete_gaussian */
     int randomizer;       /* shuffle clones: the dpa_local_class */
+    double log_full, log_trunc, weight_relerr, q2; /* PLD_TRUNCATED_*: dpa_truncated_mixture's */
 } pld_profile;
 
 #endif

@@ -241,6 +241,78 @@ static double wor_log_q(const pld_profile *p, double eps)
     return lr > la ? qr : la > lr ? qa : fmin(qr, qa);
 }
 
+/* -- truncated Poisson sampling of a Gaussian (add/remove) --
+ *
+ * lib/truncated_poisson.c derives the pair: in each world the mixture, with
+ * the same weights w_0 = 1 - p and w_1 = p in both worlds, of that world's
+ * Poisson-subsampled Gaussian pairs at (sigma, q) and at (sigma/2, q2) --
+ * the disjoint union of the two, which reveals the part.  Its PLD is the
+ * weighted sum of theirs: delta = w_0 delta_0 + w_1 delta_1, Q(L > eps) =
+ * w_0 Q_0 + w_1 Q_1, and for eps < 0 the excess over 1 - e^eps (the weights
+ * sum to 1) is w_0 x_0 + w_1 x_1.  Its losses are its parts', so its range
+ * is the union of theirs and it has no atoms.  A part of weight 0 (p = 1 at
+ * q = 1) is left out; a part at rate 1 is the Gaussian. */
+
+static void truncated_parts(const pld_profile *p, pld_profile part[2], double log_w[2])
+{
+    const pld_pair kind = p->pair == PLD_TRUNCATED_REMOVE ? PLD_POISSON_REMOVE : PLD_POISSON_ADD;
+    const double sigma[2] = { p->sigma, 0.5 * p->sigma }, rate[2] = { p->q, p->q2 };
+    for (int i = 0; i < 2; i++)
+        part[i] = (pld_profile){ .pair = rate[i] < 1.0 ? kind : PLD_GAUSSIAN, .sigma = sigma[i],
+                                 .q = fmin(rate[i], 1.0) };
+    log_w[0] = p->log_full;
+    log_w[1] = p->log_trunc;
+}
+
+/* A relative error bound of d = sum_i e^{t_i} (log d = ld) given the
+ * relative error bounds r_i of the parts' values and w of the weights: the
+ * true sum lies in [d lo, d hi], lo = sum_i share_i / ((1 + w)(1 + r_i)),
+ * hi = sum_i share_i / ((1 - w)(1 - r_i)), so |d - true| <= true
+ * max(1 - lo, hi - 1) / lo, where a part's share is what weighs its error;
+ * and at most (1 + w)(1 + max r_i) - 1 (a sum of positive terms), which
+ * holds also where some r_i >= 1; plus a few ulps of |ld| for the sum's
+ * rounding. */
+static double mixture_relerr(const double t[2], const double r[2], double w, double ld)
+{
+    if (!isfinite(ld)) return 1e-13;           /* delta = 0 exactly: nothing to pad */
+    double lo = 0.0, hi = 0.0, r_max = 0.0;
+    for (int i = 0; i < 2; i++) {
+        double share = exp(t[i] - ld);
+        if (!(share > 0.0)) continue;
+        r_max = fmax(r_max, r[i]);
+        lo += share / ((1.0 + w) * (1.0 + r[i]));
+        hi += r[i] < 1.0 && w < 1.0 ? share / ((1.0 - w) * (1.0 - r[i])) : INFINITY;
+    }
+    double shared = lo > 0.0 ? fmax(1.0 - lo, hi - 1.0) / lo : INFINITY;
+    return fmin(shared, (1.0 + w) * (1.0 + r_max) - 1.0) + 8.0 * DBL_EPSILON * (1.0 + fabs(ld));
+}
+
+enum { MIX_DELTA, MIX_Q_SURVIVAL, MIX_EXCESS };
+
+/* log of the weighted sum of the parts' log delta, log Q(L > eps) or log
+ * excess (`what`), and, when relerr is not NULL, its relative error bound
+ * (none for the survival, which only the lower grids' chord bounds use). */
+static double truncated_mix(const pld_profile *p, double eps, int what, double *relerr)
+{
+    pld_profile part[2];
+    double log_w[2], t[2] = { -INFINITY, -INFINITY }, r[2] = { 0.0, 0.0 };
+    truncated_parts(p, part, log_w);
+    for (int i = 0; i < 2; i++) {
+        if (log_w[i] == -INFINITY) continue;
+        double v = what == MIX_DELTA ? pld_profile_log_delta_relerr(eps, &part[i], &r[i])
+                   : what == MIX_EXCESS ? pld_profile_log_excess_relerr(eps, &part[i], &r[i])
+                                        : pld_profile_log_q_survival(eps, &part[i]);
+        if (isnan(v)) {
+            if (relerr) *relerr = NAN;
+            return NAN;
+        }
+        t[i] = log_w[i] + v;
+    }
+    double ld = dpa_log_add_exp(t[0], t[1]);
+    if (relerr) *relerr = mixture_relerr(t, r, p->weight_relerr, ld);
+    return ld;
+}
+
 /* The dispatcher's entries for the composite pairs (NaN at eps = NaN, as
  * for the leaves). */
 static double composite_log_delta(const pld_profile *p, double eps)
@@ -335,6 +407,8 @@ double pld_profile_log_delta(double epsilon, void *profile)
     case PLD_SAMPLED_REMOVE:
     case PLD_SAMPLED_ADD:
     case PLD_WITHOUT_REPLACEMENT: return composite_log_delta(p, epsilon);
+    case PLD_TRUNCATED_REMOVE:
+    case PLD_TRUNCATED_ADD: return truncated_mix(p, epsilon, MIX_DELTA, NULL);
     default: return pld_mech_log_delta(p, epsilon);
     }
 }
@@ -363,6 +437,8 @@ double pld_profile_log_q_survival(double epsilon, void *profile)
     case PLD_SAMPLED_REMOVE:
     case PLD_SAMPLED_ADD:
     case PLD_WITHOUT_REPLACEMENT: return composite_log_q(p, epsilon);
+    case PLD_TRUNCATED_REMOVE:
+    case PLD_TRUNCATED_ADD: return truncated_mix(p, epsilon, MIX_Q_SURVIVAL, NULL);
     default: return pld_mech_log_q_survival(p, epsilon);
     }
 }
@@ -420,6 +496,21 @@ void pld_profile_loss_range_z(const pld_profile *p, double z, double *lo, double
         *hi = fmax(*hi, l1);
         return;
     }
+    case PLD_TRUNCATED_REMOVE:
+    case PLD_TRUNCATED_ADD: {
+        pld_profile part[2];
+        double log_w[2], l0, l1;
+        truncated_parts(p, part, log_w);
+        *lo = INFINITY;
+        *hi = -INFINITY;
+        for (int i = 0; i < 2; i++) {
+            if (log_w[i] == -INFINITY) continue;
+            pld_profile_loss_range_z(&part[i], z, &l0, &l1);
+            *lo = fmin(*lo, l0);
+            *hi = fmax(*hi, l1);
+        }
+        return;
+    }
     default: pld_mech_loss_range(p, z, lo, hi); return;
     }
 }
@@ -448,6 +539,11 @@ double pld_profile_delta_relerr(const pld_profile *p, double epsilon)
     }
     if (p->pair == PLD_SAMPLED_REMOVE || p->pair == PLD_SAMPLED_ADD || p->pair == PLD_WITHOUT_REPLACEMENT)
         return composite_delta_relerr(p, epsilon);
+    if (p->pair == PLD_TRUNCATED_REMOVE || p->pair == PLD_TRUNCATED_ADD) {
+        double relerr;
+        truncated_mix(p, epsilon, MIX_DELTA, &relerr);
+        return relerr;
+    }
     if (p->pair != PLD_POISSON_REMOVE && p->pair != PLD_POISSON_ADD)
         return pld_mech_delta_relerr(p, epsilon);
     double log_ratio;
@@ -463,6 +559,8 @@ double pld_profile_log_delta_relerr(double epsilon, const pld_profile *p, double
      * their log delta computes anyway: one evaluation instead of two (the
      * profile at the nodes dominated heterogeneous compositions) */
     if (p->pair == PLD_SHUFFLE_CLONES) return pld_mech_clones_log_delta(p, epsilon, relerr);
+    if (isfinite(epsilon) && (p->pair == PLD_TRUNCATED_REMOVE || p->pair == PLD_TRUNCATED_ADD))
+        return truncated_mix(p, epsilon, MIX_DELTA, relerr);
     if (isfinite(epsilon) &&
         (p->pair == PLD_POISSON_REMOVE || (p->pair == PLD_POISSON_ADD && !(epsilon < -700.0)))) {
         double log_ratio;
@@ -477,7 +575,8 @@ double pld_profile_log_delta_relerr(double epsilon, const pld_profile *p, double
 
 int pld_profile_has_excess(const pld_profile *p)
 {
-    return p->pair == PLD_GAUSSIAN || p->pair == PLD_POISSON_ADD || p->pair == PLD_POISSON_REMOVE;
+    return p->pair == PLD_GAUSSIAN || p->pair == PLD_POISSON_ADD || p->pair == PLD_POISSON_REMOVE ||
+           p->pair == PLD_TRUNCATED_REMOVE || p->pair == PLD_TRUNCATED_ADD;
 }
 
 double pld_profile_log_excess_relerr(double epsilon, const pld_profile *p, double *relerr)
@@ -502,6 +601,8 @@ double pld_profile_log_excess_relerr(double epsilon, const pld_profile *p, doubl
         ld = add_log_delta(p, -epsilon, &log_ratio);
         *relerr = poisson_relerr(p, -epsilon, ld, log_ratio);
         break;
+    case PLD_TRUNCATED_REMOVE:
+    case PLD_TRUNCATED_ADD: return truncated_mix(p, epsilon, MIX_EXCESS, relerr);   /* the parts' own, weighted */
     default:
         return NAN;
     }
@@ -515,7 +616,8 @@ int pld_profile_equal(const pld_profile *a, const pld_profile *b)
 {
     return a->pair == b->pair && a->sigma == b->sigma && a->q == b->q && a->inner == b->inner &&
            a->eps == b->eps && a->delta == b->delta && a->k == b->k && a->log_norm == b->log_norm &&
-           a->randomizer == b->randomizer;
+           a->randomizer == b->randomizer && a->log_full == b->log_full && a->log_trunc == b->log_trunc &&
+           a->weight_relerr == b->weight_relerr && a->q2 == b->q2;
 }
 
 double pld_profile_atom_spacing(const pld_profile *p)
@@ -524,7 +626,9 @@ double pld_profile_atom_spacing(const pld_profile *p)
     case PLD_GAUSSIAN:
     case PLD_POISSON_REMOVE:
     case PLD_POISSON_ADD:
-    case PLD_REPLACE_GAUSSIAN: return 0.0;
+    case PLD_REPLACE_GAUSSIAN:
+    case PLD_TRUNCATED_REMOVE:
+    case PLD_TRUNCATED_ADD: return 0.0;
     case PLD_LAPLACE: return 1.0 / p->sigma;                  /* +-1/b */
     case PLD_RANDOMIZED_RESPONSE:
     case PLD_TRUNCATED_LAPLACE:                               /* +-eps and a continuous part */
@@ -722,12 +826,60 @@ static int sampling_of(const dpa_event *leaf, int *sampled, double *q, dpa_error
     }
 }
 
+/* The pairs of a Poisson-sampled Gaussian under add/remove (the Gaussian's
+ * at q = 1). */
+static void poisson_gaussian_pairs(double sigma, double q, pld_profile pairs[2])
+{
+    if (q == 1.0) {
+        pairs[0] = pairs[1] = (pld_profile){ .pair = PLD_GAUSSIAN, .sigma = sigma, .q = 1.0 };
+        return;
+    }
+    pairs[0] = (pld_profile){ .pair = PLD_POISSON_REMOVE, .sigma = sigma, .q = q };
+    pairs[1] = (pld_profile){ .pair = PLD_POISSON_ADD, .sigma = sigma, .q = q };
+}
+
+/* Truncated Poisson sampling of a Gaussian (lib/truncated_poisson.c): the
+ * PLD_TRUNCATED_* pairs; the Poisson pairs themselves where it never
+ * truncates (max_batch = n). */
+static int truncated_pairs(const dpa_event *leaf, dpa_relation relation, pld_profile pairs[2], dpa_error *err)
+{
+    if (relation != DPA_ADD_REMOVE)
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "pld: truncated_poisson is analysed for add/remove neighbours (n counts the records of the "
+                        "larger dataset); use the add/remove relation");
+    double inv_var, q = dpa_event_param(leaf, 0);
+    const dpa_event *bad = NULL;
+    int st = dpa_event_inverse_variance(dpa_event_child(leaf, 0), &inv_var, &bad);
+    if (st == DPA_EUNSUPPORTED)
+        return dpa_fail(err, st,
+                        "pld: truncated_poisson of %s events is not supported: its analysis (a kept record displaces "
+                        "another, moving the sum by up to twice the sensitivity) is for Gaussian noise only",
+                        dpa_event_kind_name(dpa_event_get_kind(bad)));
+    if (st) return dpa_fail(err, st, "pld: invalid event");
+    if (!(inv_var > 0.0) || !isfinite(inv_var))
+        return dpa_fail(err, DPA_EINVAL, "pld: Gaussian noise with 1/sigma^2 = %g has no finite bound", inv_var);
+    dpa_truncated_mixture m;
+    st = dpa_truncated_poisson_mixture(q, dpa_event_count(leaf, 0), dpa_event_count(leaf, 1), &m, err);
+    if (st) return st;
+    const double sigma = 1.0 / sqrt(inv_var);
+    if (m.log_trunc == -INFINITY) {
+        poisson_gaussian_pairs(sigma, q, pairs);
+        return DPA_OK;
+    }
+    pairs[0] = (pld_profile){ .pair = PLD_TRUNCATED_REMOVE, .sigma = sigma, .q = q, .log_full = m.log_full,
+                              .log_trunc = m.log_trunc, .weight_relerr = m.weight_relerr, .q2 = m.q2 };
+    pairs[1] = pairs[0];
+    pairs[1].pair = PLD_TRUNCATED_ADD;
+    return DPA_OK;
+}
+
 int pld_profile_of_event(const dpa_event *leaf, dpa_relation relation, pld_profile pairs[2],
                          dpa_error *err)
 {
     if (!leaf || !pairs) return dpa_fail(err, DPA_EINVAL, "pld: event or output is NULL");
     if (relation != DPA_ADD_REMOVE && relation != DPA_REPLACE_ONE)
         return dpa_fail(err, DPA_EINVAL, "pld: unknown neighbouring relation %d", (int)relation);
+    if (dpa_event_get_kind(leaf) == DPA_EVENT_TRUNCATED_POISSON) return truncated_pairs(leaf, relation, pairs, err);
     int sampled;
     double q;
     int st = sampling_of(leaf, &sampled, &q, err);
@@ -750,14 +902,11 @@ int pld_profile_of_event(const dpa_event *leaf, dpa_relation relation, pld_profi
                             "pld: Gaussian noise with 1/sigma^2 = %g (a noise multiplier this small has no finite "
                             "bound; the gaussian and rdp accountants report eps = inf)", inv_var);
         double sigma = 1.0 / sqrt(inv_var);
-        if (q == 1.0) {
-            pairs[0] = pairs[1] = (pld_profile){ .pair = PLD_GAUSSIAN, .sigma = sigma, .q = 1.0 };
+        if (q == 1.0 || (!wor && relation == DPA_ADD_REMOVE)) {
+            poisson_gaussian_pairs(sigma, q, pairs);
         } else if (wor) {
             pairs[0] = pairs[1] = (pld_profile){ .pair = PLD_WITHOUT_REPLACEMENT, .sigma = sigma, .q = q,
                                                  .inner = PLD_GAUSSIAN };
-        } else if (relation == DPA_ADD_REMOVE) {
-            pairs[0] = (pld_profile){ .pair = PLD_POISSON_REMOVE, .sigma = sigma, .q = q };
-            pairs[1] = (pld_profile){ .pair = PLD_POISSON_ADD, .sigma = sigma, .q = q };
         } else {
             /* Under replace-one the noise multiplier is sigma / Delta with
              * Delta = ||x - x'|| the replace-one sensitivity; the records

@@ -187,6 +187,53 @@ static int repeated_selected(const rdp_state *s, const dpa_options *opt, const d
     return DPA_OK;
 }
 
+/* Truncated Poisson sampling of a Gaussian (lib/truncated_poisson.c): in
+ * each world the mixture, weights 1 - p and p the same in both, of the
+ * Poisson-subsampled Gaussians at (sigma, q) and at (sigma/2, q2).  The
+ * moment E_Q[(P/Q)^alpha] is jointly convex in (P, Q) for alpha > 1 (the
+ * perspective of x^alpha), so the mixture's is at most the weighted sum of
+ * the parts', M_i = e^{(alpha - 1) eps_i(alpha)}, each part's curve
+ * bounding both orders of its pair as for Poisson sampling:
+ *   eps(alpha) <= log((1 - p) M_1 + p M_2) / (alpha - 1),
+ * with the weights raised by their relative error (the sum only grows) and
+ * the result by a few ulps of the logs it divides. */
+static double mixture_order(double log_w0, double eps0, double log_w1, double eps1, double alpha)
+{
+    const double a = alpha - 1.0;
+    double t0 = log_w0 == -INFINITY ? -INFINITY : log_w0 + a * eps0;
+    double t1 = log_w1 == -INFINITY ? -INFINITY : log_w1 + a * eps1;
+    double v = dpa_log_add_exp(t0, t1) / a;
+    if (!isfinite(v)) return v;
+    double size = fmax(isfinite(t0) ? fabs(t0) : 0.0, isfinite(t1) ? fabs(t1) : 0.0);   /* a weight 0 adds nothing */
+    return fmax(0.0, v) + 8.0 * DBL_EPSILON * (fabs(v) + (1.0 + size) / a);
+}
+
+static int truncated_poisson(const rdp_state *s, const dpa_options *opt, const dpa_event *e, double *out,
+                             dpa_error *err)
+{
+    double inv_var, q = dpa_event_param(e, 0);
+    if (opt->relation != DPA_ADD_REMOVE)
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "rdp: truncated_poisson is analysed for add/remove neighbours only (n counts the records of "
+                        "the larger dataset)");
+    int st = inverse_variance(dpa_event_child(e, 0), &inv_var, err);
+    dpa_truncated_mixture m;
+    if (!st) st = dpa_truncated_poisson_mixture(q, dpa_event_count(e, 0), dpa_event_count(e, 1), &m, err);
+    if (st || !out) return st;
+    const double sigma = 1.0 / sqrt(inv_var);
+    if (m.log_trunc == -INFINITY) {   /* max_batch = n: Poisson sampling */
+        for (size_t i = 0; i < s->n; i++) out[i] = rdp_poisson_gaussian(q, sigma, s->orders[i]);
+        return DPA_OK;
+    }
+    const double pad = log1p(m.weight_relerr);
+    for (size_t i = 0; i < s->n; i++) {
+        double alpha = s->orders[i];
+        out[i] = mixture_order(m.log_full + pad, rdp_poisson_gaussian(q, sigma, alpha), m.log_trunc + pad,
+                               rdp_poisson_gaussian(m.q2, 0.5 * sigma, alpha), alpha);
+    }
+    return DPA_OK;
+}
+
 /* Fill out[i] = eps(orders[i]) for one leaf given by a per-order function. */
 #define FILL(expr) do { if (out) for (size_t i = 0; i < s->n; i++) { double alpha = s->orders[i]; out[i] = (expr); } } while (0)
 
@@ -228,6 +275,7 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
         FILL(rdp_poisson_gaussian(p0, 1.0 / sqrt(inv_var), alpha));
         return DPA_OK;
     }
+    case DPA_EVENT_TRUNCATED_POISSON: return truncated_poisson(s, opt, e, out, err);
     case DPA_EVENT_SAMPLED_WITHOUT_REPLACEMENT: {
         double inv_var;
         if (opt->relation != DPA_REPLACE_ONE)

@@ -20,7 +20,7 @@ from .events import (Event, Gaussian, Laplace, RandomizedResponse, DiscreteGauss
                      EpsilonDelta, ZCDP, GDP, TreeAggregation, NoisyCGD, Shuffled, TruncatedLaplace, GSMFrobenius,
                      GSMSpectral, PermuteAndFlip, PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, SelfComposed,
                      ShuffledBatches,
-                     Composed, RepeatedSelected, NoOp)
+                     Composed, RepeatedSelected, NoOp, TruncatedPoisson)
 from .accountant import (Bound, Accountant, Calibration, calibrate, calibrate_noise_multiplier, accountant_names,
                          accountant_summary, library_version, describe_flags)
 from .convert import from_dp_accounting
@@ -35,7 +35,7 @@ __all__ = [
     "EpsilonDelta", "ZCDP", "GDP", "TreeAggregation", "NoisyCGD", "Shuffled", "TruncatedLaplace", "GSMFrobenius",
     "GSMSpectral", "PermuteAndFlip", "PoissonSampled", "SampledWithoutReplacement", "SampledWithReplacement", "SelfComposed",
     "ShuffledBatches",
-    "Composed", "RepeatedSelected", "NoOp",
+    "Composed", "RepeatedSelected", "NoOp", "TruncatedPoisson",
     "Bound", "Accountant", "Calibration", "calibrate", "calibrate_noise_multiplier", "accountant_names",
     "accountant_summary", "library_version", "describe_flags",
     "from_dp_accounting",

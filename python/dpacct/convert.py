@@ -31,6 +31,14 @@ what maps exactly onto a libdpacct event and refuses the rest by name
   SampledWithoutReplacementDpEvent(source_dataset_size, sample_size, event)
                                               SampledWithoutReplacement(n, m)
   SampledWithReplacementDpEvent(...)          SampledWithReplacement(n, m)
+  TruncatedSubsampledGaussianDpEvent(dataset_size, sampling_probability,
+      truncated_batch_size, noise_multiplier)
+      TruncatedPoisson(q=sampling_probability, n=dataset_size,
+      max_batch=min(truncated_batch_size, dataset_size),
+      Gaussian(noise_multiplier)): a cap above the dataset never truncates,
+      the same as a cap at it.  Accounted here with the add and remove
+      worlds kept apart, where dp_accounting bounds the truncated branch by
+      the replace-one pair at sigma/2 (a looser claim).
   SelfComposedDpEvent(event, count)           SelfComposed(event, count)
   ComposedDpEvent(events)                     Composed(events)
   SingleEpochTreeAggregationDpEvent(noise_multiplier, step_counts)
@@ -52,15 +60,14 @@ what maps exactly onto a libdpacct event and refuses the rest by name
                                               composition; NoOp() alone
 
 Events that do nothing are no-ops, as in dp_accounting: a count of 0, an
-empty composition, a sampling probability or sample size of 0, trees of no
-steps, and any wrapper around a no-op.
+empty composition, a sampling probability or sample size (or truncated batch
+size) of 0, trees of no steps, and any wrapper around a no-op.
 
 Refused: NonPrivateDpEvent (libdpacct has no non-private event),
 UnsupportedDpEvent, RandomizedResponseDpEvent (its noise parameter p gives
 eps = log(1 + k (1 - p) / p), not exact in floating point: build
-RandomizedResponse(eps, k) yourself), MixtureOfGaussiansDpEvent,
-PermuteAndFlipDpEvent, TruncatedSubsampledGaussianDpEvent, and any other
-class.  Parameters are passed on as given: the library checks them (a
+RandomizedResponse(eps, k) yourself), MixtureOfGaussiansDpEvent, and any
+other class.  Parameters are passed on as given: the library checks them (a
 noise multiplier of 0, which dp_accounting accepts as infinite eps, is
 InvalidArgument here).
 """
@@ -175,6 +182,14 @@ def _convert(e):
             return None
         cls = ev.SampledWithoutReplacement if name.startswith("SampledWithout") else ev.SampledWithReplacement
         return cls(n, m, inner)
+    if name == "TruncatedSubsampledGaussianDpEvent":
+        n, q, cap = f("dataset_size"), f("sampling_probability"), f("truncated_batch_size")
+        sigma = f("noise_multiplier")
+        if _is_zero(q) or _is_zero(cap):
+            return None
+        if isinstance(n, numbers.Integral) and isinstance(cap, numbers.Integral) and cap > n >= 1:
+            cap = n    # never truncated: the same mechanism as a cap at n
+        return ev.TruncatedPoisson(q, n, cap, ev.Gaussian(sigma))
     if name == "SelfComposedDpEvent":
         count = f("count")
         inner = _convert(f("event"))

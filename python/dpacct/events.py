@@ -37,7 +37,7 @@ __all__ = [
     "Event", "Gaussian", "Laplace", "RandomizedResponse", "DiscreteGaussian", "DiscreteLaplace",
     "Exponential", "PermuteAndFlip", "EpsilonDelta", "ZCDP", "GDP", "TreeAggregation", "NoisyCGD", "Shuffled",
     "TruncatedLaplace", "GSMFrobenius", "GSMSpectral", "PoissonSampled", "SampledWithoutReplacement",
-    "SampledWithReplacement", "SelfComposed", "Composed", "RepeatedSelected", "NoOp",
+    "SampledWithReplacement", "SelfComposed", "Composed", "RepeatedSelected", "NoOp", "TruncatedPoisson",
 ]
 
 # Field types of the specs below.
@@ -362,6 +362,20 @@ class PoissonSampled(Event):
     event: Event
 
 
+@_event("truncated_poisson", ("q", "q", _NUM, 0), ("n", "n", _COUNT, 0), ("max_batch", "max_batch", _COUNT, 1),
+        ("event", None, _CHILD, None))
+class TruncatedPoisson(Event):
+    """Poisson sampling at rate q of n records, keeping a uniformly random
+    max_batch of them when more are sampled (dp_accounting's
+    TruncatedSubsampledGaussianDpEvent, 2025; arXiv 2508.15089).  Add/remove;
+    n counts the larger dataset.  pld and rdp account it, for Gaussian
+    noise."""
+    q: float
+    n: int
+    max_batch: int
+    event: Event
+
+
 @_event("without_replacement", ("n", "n", _COUNT, 0), ("m", "m", _COUNT, 1), ("event", None, _CHILD, None))
 class SampledWithoutReplacement(Event):
     """A uniformly random sample of m of the n records (replace-one)."""
@@ -445,7 +459,7 @@ _BY_KIND = {cls._kind: cls for cls in (
     Gaussian, Laplace, RandomizedResponse, DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip,
     EpsilonDelta, ZCDP, GDP, TreeAggregation, NoisyCGD, Shuffled, TruncatedLaplace, GSMFrobenius, GSMSpectral,
     PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, ShuffledBatches, SelfComposed, Composed,
-    RepeatedSelected)}
+    RepeatedSelected, TruncatedPoisson)}
 
 
 def parse_c(text):

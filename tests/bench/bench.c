@@ -651,19 +651,26 @@ static void template_calibration(void *p)
     dpa_event_template_free(t);
 }
 
+/* eps(delta=1e-5) of event e (built with err, freed here) by pld and by
+ * rdp, each reported as "<method>: <what>". */
+static void pld_and_rdp_epsilon(const char *what, const char *size, dpa_event *e, const dpa_error *err)
+{
+    if (!e) die(err);
+    const char *methods[] = { "pld", "rdp" };
+    for (int m = 0; m < 2; m++) {
+        struct query q = { methods[m], e, 1e-5, 1.0 };
+        char name[64];
+        snprintf(name, sizeof name, "%s: %s, eps(delta=1e-5)", methods[m], what);
+        report(name, size, epsilon_query, &q);
+    }
+    dpa_event_free(e);
+}
+
 static void issue_21_22_benches(void)
 {
     dpa_error err = { 0 };
-    const char *methods[] = { "pld", "rdp" };
-    for (int m = 0; m < 2; m++) {
-        struct query pf = { methods[m], dpa_event_self_composed(dpa_event_permute_and_flip(0.01, &err), 10000, &err),
-                            1e-5, 1.0 };
-        if (!pf.event) die(&err);
-        char name[64];
-        snprintf(name, sizeof name, "%s: permute_and_flip, eps(delta=1e-5)", methods[m]);
-        report(name, "eps0=0.01, T=10000", epsilon_query, &pf);
-        dpa_event_free(pf.event);
-    }
+    pld_and_rdp_epsilon("permute_and_flip", "eps0=0.01, T=10000",
+                        dpa_event_self_composed(dpa_event_permute_and_flip(0.01, &err), 10000, &err), &err);
     struct tradeoff_query tg = { "gaussian", dpa_event_self_composed(dpa_event_gaussian(100.0, &err), 10000, &err),
                                  0.01 };
     report("gaussian: tradeoff TPR(FPR=0.01)", "T=10000 (mu=1)", tradeoff_query, &tg);
@@ -701,6 +708,17 @@ static void shuffled_batches_benches(void)
         report("batches: shuffled batches, eps(delta=1e-5)", size, epsilon_query, &q);
         dpa_event_free(q.event);
     }
+}
+
+/* Truncated Poisson sampling (DP-SGD with a batch cap): 10000 steps at
+ * q = 0.004 of n = 60000 (mean batch 240) with at most 260 kept; pld's
+ * grids for the two-part mixture of each world, rdp's mixed moments. */
+static void truncated_poisson_benches(void)
+{
+    dpa_error err = { 0 };
+    dpa_event *step = dpa_event_truncated_poisson(0.004, 60000, 260, dpa_event_gaussian(1.1, &err), &err);
+    pld_and_rdp_epsilon("truncated_poisson", "q=0.004, n=60000, B=260, T=10000",
+                        dpa_event_self_composed(step, 10000, &err), &err);
 }
 
 int main(void)
@@ -762,5 +780,6 @@ int main(void)
     seed_002_004_benches();
     issue_21_22_benches();
     shuffled_batches_benches();
+    truncated_poisson_benches();
     return 0;
 }

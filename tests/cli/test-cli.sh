@@ -308,6 +308,29 @@ pld_upper=$(field upper)
 run epsilon --sigma 1.1 --delta 1e-5 --batch-size 256 --dataset-size 60000 --epochs 60 \
     --sampling without-replacement --relation replace-one --accountant rdp
 check "without replacement: pld below rdp (WBK 2019)" 'v1 < v2 && v1 > 0' "$pld_upper" "$(field upper)"
+# truncated Poisson sampling: 1000 steps at q = 0.01 of n = 1000 records, at
+# most 12 kept (mean batch 10), sigma 1.  With max_batch = n it never
+# truncates: Poisson sampling's bracket; at 12 pld's bracket lies above it
+# (tests/test_truncated.c: [7.8548, 7.8588] against [1.8272, 1.8287]).
+run epsilon --mechanism 'self_composed(count=1000, poisson(q=0.01, gaussian(sigma=1)))' --delta 1e-5 --accountant pld
+poisson_upper=$(field upper)
+poisson_lower=$(field lower)
+run epsilon --mechanism 'self_composed(count=1000, truncated_poisson(q=0.01, n=1000, max_batch=1000, gaussian(sigma=1)))' \
+    --delta 1e-5 --accountant pld
+check "truncated_poisson, max_batch = n: Poisson sampling's bracket" 'v1 == v3 && v2 == v4' \
+    "$(field upper)" "$(field lower)" "$poisson_upper" "$poisson_lower"
+run epsilon --mechanism 'self_composed(count=1000, truncated_poisson(q=0.01, n=1000, max_batch=12, gaussian(sigma=1)))' \
+    --delta 1e-5 --accountant pld
+check "truncated_poisson, max_batch 12: pld's bracket above Poisson sampling's" \
+    'v2 > v3 && v1 >= v2 && v1 >= 7.8548 && v2 <= 7.8588' "$(field upper)" "$(field lower)" "$poisson_upper"
+if grep -q 'lower bound of the dominating pair' "$TMP/out"; then pass "truncated_poisson: the lower bound is the pair's"
+else fail "truncated_poisson: the lower bound is the pair's"; fi
+expect_error "truncated_poisson: Gaussian noise only" 1 "Gaussian noise only" \
+    epsilon --mechanism 'truncated_poisson(q=0.01, n=1000, max_batch=12, laplace(scale=1))' --delta 1e-5 --accountant pld
+expect_error "truncated_poisson: not gdp's" 1 "truncated_poisson" \
+    epsilon --mechanism 'truncated_poisson(q=0.01, n=1000, max_batch=12, gaussian(sigma=1))' --delta 1e-5 --accountant gdp
+expect_usage "truncated_poisson: max_batch above n" "max_batch must be at most the dataset size n" \
+    epsilon --mechanism 'truncated_poisson(q=0.01, n=10, max_batch=11, gaussian(sigma=1))' --delta 1e-5
 for flag in --sampling --mechanism --batches --step-size --strong-convexity --smoothness --epsilon0 --users \
     --eps-error; do
     expect_ok "epsilon --help lists $flag" "^  $flag " epsilon --help

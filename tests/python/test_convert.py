@@ -14,7 +14,8 @@ import pytest
 import dpacct
 from dpacct import (Accountant, Composed, DiscreteGaussian, DiscreteLaplace, EpsilonDelta, Exponential, Gaussian,
                     Laplace, NoOp, PermuteAndFlip, PoissonSampled, RepeatedSelected, SampledWithReplacement,
-                    SampledWithoutReplacement, SelfComposed, TreeAggregation, ZCDP, from_dp_accounting)
+                    SampledWithoutReplacement, SelfComposed, TreeAggregation, TruncatedPoisson, ZCDP,
+                    from_dp_accounting)
 
 GDP1_EPS = 4.3771780956812246   # mu = 1 GDP at delta 1e-5 (mpmath; test_accountant.py)
 
@@ -46,6 +47,8 @@ SampledWithoutReplacementDpEvent = dp_class("SampledWithoutReplacementDpEvent", 
                                             "sample_size", "event")
 SingleEpochTreeAggregationDpEvent = dp_class("SingleEpochTreeAggregationDpEvent", "noise_multiplier", "step_counts")
 RepeatAndSelectDpEvent = dp_class("RepeatAndSelectDpEvent", "event", "mean", "shape")
+TruncatedSubsampledGaussianDpEvent = dp_class("TruncatedSubsampledGaussianDpEvent", "dataset_size",
+                                              "sampling_probability", "truncated_batch_size", "noise_multiplier")
 MixtureOfGaussiansDpEvent = dp_class("MixtureOfGaussiansDpEvent", "standard_deviation", "sensitivities",
                                      "sampling_probs")
 
@@ -78,10 +81,31 @@ def test_leaves_and_wrappers():
         (SingleEpochTreeAggregationDpEvent(2.0, [3, 8, 5]), TreeAggregation(2.0, 8)),
         (RepeatAndSelectDpEvent(g, 5.0, math.inf), RepeatedSelected(Gaussian(2.0), "poisson", mean=5.0)),
         (RepeatAndSelectDpEvent(g, 4.0, 1), RepeatedSelected(Gaussian(2.0), "geometric", gamma=0.25)),
+        (TruncatedSubsampledGaussianDpEvent(1000, 0.01, 12, 2.0), TruncatedPoisson(0.01, 1000, 12, Gaussian(2.0))),
     ]
     for dp, ours in cases:
         assert from_dp_accounting(dp) == ours, dp
         str(ours) and ours.describe()         # the library builds each
+
+
+def test_truncated_subsampled_gaussian():
+    # its noise_multiplier is the Gaussian child's sigma; a cap at or above
+    # the dataset never truncates: Poisson sampling's bound exactly
+    e = from_dp_accounting(TruncatedSubsampledGaussianDpEvent(1000, 0.01, 5000, 1.0))
+    assert e == TruncatedPoisson(0.01, 1000, 1000, Gaussian(1.0))
+    steps = lambda ev: SelfComposed(ev, 1000)  # noqa: E731
+    poisson = Accountant("pld").compose(steps(PoissonSampled(0.01, Gaussian(1.0)))).epsilon(1e-5)
+    capped = Accountant("pld").compose(steps(e)).epsilon(1e-5)
+    assert (capped.lower, capped.upper) == (poisson.lower, poisson.upper)
+    # a cap of 12 (mean batch 10): above Poisson sampling, by pld and by rdp
+    tight = SelfComposedDpEvent(TruncatedSubsampledGaussianDpEvent(1000, 0.01, 12, 1.0), 1000)
+    for method in ("pld", "rdp"):
+        assert Accountant(method).compose(tight).epsilon(1e-5).upper > poisson.upper
+    for noop in (TruncatedSubsampledGaussianDpEvent(1000, 0.0, 12, 1.0),
+                 TruncatedSubsampledGaussianDpEvent(1000, 0.01, 0, 1.0)):
+        assert isinstance(from_dp_accounting(noop), NoOp)
+    with pytest.raises(dpacct.InvalidArgument, match="dataset size n"):
+        Accountant("pld").compose(TruncatedSubsampledGaussianDpEvent(0, 0.01, 12, 1.0))
 
 
 def test_named_tuple_form():

@@ -9,7 +9,7 @@ import dpacct
 from dpacct import (Composed, EpsilonDelta, Event, GDP, GSMFrobenius, GSMSpectral, Gaussian, Laplace, NoisyCGD,
                     NoOp, PoissonSampled, RandomizedResponse, RepeatedSelected, SampledWithReplacement,
                     SampledWithoutReplacement, SelfComposed, ShuffledBatches, Shuffled, TreeAggregation, TruncatedLaplace, ZCDP,
-                    DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip)
+                    DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip, TruncatedPoisson)
 from dpacct import _lib, events as ev_module
 
 
@@ -41,6 +41,7 @@ def every_kind(x):
         Composed([Gaussian(x), Laplace(x), SelfComposed(GDP(x), 3)]),
         RepeatedSelected(Gaussian(x), "poisson", mean=1 + x), RepeatedSelected(Laplace(x), "geometric", gamma=small),
         RepeatedSelected(Gaussian(x), "truncated_negative_binomial", eta=x, gamma=small),
+        TruncatedPoisson(small, 2 ** 64 - 1, 2 ** 63 + 1, Gaussian(x)),
     ]
 
 
@@ -108,7 +109,9 @@ def test_library_messages():
                 ShuffledBatches(10, 2, Laplace(1)), SelfComposed(Gaussian(1), 0),
                 SelfComposed(Gaussian(1), 2.5), Composed([]), RepeatedSelected(Gaussian(1), "poisson"),
                 RepeatedSelected(Gaussian(1), "geometric", mean=3), RepeatedSelected(Gaussian(1), "often", mean=3),
-                Shuffled(1.0, 10, randomizer="some"), SelfComposed(Gaussian(1), -3)):
+                Shuffled(1.0, 10, randomizer="some"), SelfComposed(Gaussian(1), -3),
+                TruncatedPoisson(0.0, 10, 5, Gaussian(1)), TruncatedPoisson(0.1, 10, 11, Gaussian(1)),
+                TruncatedPoisson(0.1, 10, 0, Gaussian(1))):
         with pytest.raises(dpacct.InvalidArgument) as info:
             Event.parse(str(bad))
         assert info.value.message.startswith("event text, position")
