@@ -118,6 +118,15 @@ ref=$("$DPACCT" epsilon --noise-multiplier 4 --relation replace-one --dataset-si
 check "sgd --sampling shuffle: eps is dpacct's shuffled-batches bound" 'v1 > 0 && v1 == v2' "$eps" "$ref"
 expect_ok "sgd --sampling shuffle: the accounting says how" 'shuffled batches of exactly 24' sgd $CLS \
     --noise-multiplier 4 --delta 1e-5 --epochs 1 --sampling shuffle
+# truncated: 30 steps of Poisson at q = 24/240 capped at 30, n = 241 (a neighbour may add a record), add/remove
+run sgd $CLS --noise-multiplier 3 --delta 1e-5 --epochs 3 --learning-rate 0.5 --sampling truncated --max-batch 30 \
+    --relation add-remove --format json
+eps=$(awk -F': ' '/"epsilon"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
+ref=$("$DPACCT" epsilon --mechanism 'self_composed(count=30, truncated_poisson(q=0.1, n=241, max_batch=30, gaussian(sigma=3)))' \
+      --delta 1e-5 --accountant pld --format csv | awk -F, 'NR == 2 { print $5 }')
+check "sgd --sampling truncated: eps is dpacct's truncated_poisson bound" 'v1 > 0 && v1 == v2' "$eps" "$ref"
+expect_usage "sgd: truncated sampling is add/remove" "add/remove" sgd $CLS --epsilon 1 --delta 1e-5 \
+    --sampling truncated --max-batch 30
 expect_usage "sgd: --sampling choices" "--sampling" sgd $CLS --epsilon 1 --delta 1e-5 --sampling sometimes
 expect_usage "sgd: truncated needs --max-batch" "maximum batch" sgd $CLS --epsilon 1 --delta 1e-5 --sampling truncated
 expect_usage "sgd: --max-batch only with truncated" "maximum batch" sgd $CLS --epsilon 1 --delta 1e-5 --max-batch 5
