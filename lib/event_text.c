@@ -433,7 +433,7 @@ dpa_event *event_build(parser *p, dpa_event_kind kind, size_t at, argument *args
     /* the children a kind takes */
     int wrapper = kind == DPA_EVENT_POISSON_SAMPLED || kind == DPA_EVENT_SAMPLED_WITHOUT_REPLACEMENT ||
                   kind == DPA_EVENT_SAMPLED_WITH_REPLACEMENT || kind == DPA_EVENT_SELF_COMPOSED ||
-                  kind == DPA_EVENT_REPEATED_SELECTED;
+                  kind == DPA_EVENT_REPEATED_SELECTED || kind == DPA_EVENT_RANDOM_ALLOCATION;
     if (kind == DPA_EVENT_COMPOSED ? nkids == 0 : wrapper ? nkids != 1 : nkids != 0) {
         fail_at(p, at, "%s takes %s, got %zu", kname,
                 kind == DPA_EVENT_COMPOSED ? "one event or more" : wrapper ? "one event" : "no events", nkids);
@@ -534,6 +534,10 @@ dpa_event *event_build(parser *p, dpa_event_kind kind, size_t at, argument *args
                                                            : dpa_event_sampled_without_replacement(c[0], c[1], kids[0], err);
             nkids = 0;
         }
+        break;
+    case DPA_EVENT_RANDOM_ALLOCATION:
+        TAKE(CNT("steps", 0), CNT("selected", 1));
+        if (!st) { e = dpa_event_random_allocation(c[0], c[1], kids[0], err); nkids = 0; }
         break;
     case DPA_EVENT_SELF_COMPOSED:
         TAKE(CNT("count", 0));
