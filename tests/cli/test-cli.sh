@@ -1128,6 +1128,29 @@ expect_ok "event text: rdp-curve" '^2 +' rdp-curve --mechanism 'gdp(mu=1)' --ord
 expect_ok "event text: profile" '^0 +' profile --mechanism 'gdp(mu=1)' --eps-max 1 --points 2
 expect_ok "event text: json" '"epsilon_upper": 4\.377' epsilon --mechanism 'gdp(mu=1)' --delta 1e-5 --format json
 if is_json "$TMP/out"; then pass "event text: json is valid JSON"; else fail "event text: json is valid JSON"; fi
+# random allocation (Feldman & Shenfeld 2025): rdp bounds it below the same
+# Gaussian steps without amplification (10 steps of sigma = 1, exact from the
+# gaussian accountant); every step selected is the plain composition; pld
+# refuses it, naming rdp
+ALLOC='self_composed(count=10, random_allocation(steps=100, selected=1, gaussian(sigma=1)))'
+expect_ok "event text: random allocation (rdp)" '^upper +[0-9]' epsilon --mechanism "$ALLOC" --delta 1e-5 \
+    --accountant rdp
+alloc_up=$(field upper)
+expect_ok "event text: 10 unamplified steps (gaussian)" '^upper +[0-9]' epsilon \
+    --mechanism 'self_composed(count=10, gaussian(sigma=1))' --delta 1e-5 --accountant gaussian
+check "event text: random allocation below no amplification" "v1 < v2" "$alloc_up" "$(field lower)"
+expect_ok "event text: every step selected" '^upper +[0-9]' epsilon --delta 1e-5 --accountant rdp \
+    --mechanism 'self_composed(count=3, random_allocation(steps=5, selected=5, gaussian(sigma=4)))'
+every_up=$(field upper)
+expect_ok "event text: 15 steps composed" '^upper +[0-9]' epsilon --delta 1e-5 --accountant rdp \
+    --mechanism 'self_composed(count=15, gaussian(sigma=4))'
+check "event text: every step selected is the composition" "v1 == v2" "$every_up" "$(field upper)"
+expect_error "event text: pld refuses random allocation (exit 1)" 1 "use rdp" \
+    epsilon --mechanism "$ALLOC" --delta 1e-5 --accountant pld
+expect_error "event text: rdp refuses 1 < selected < steps (exit 1)" 1 "selected = 2 of 100" \
+    epsilon --mechanism 'random_allocation(steps=100, selected=2, gaussian(sigma=1))' --delta 1e-5 --accountant rdp
+expect_usage "event text: random allocation names a bad argument" "selected (the steps each record is used in)" \
+    epsilon --mechanism 'random_allocation(steps=100, selected=0, gaussian(sigma=1))' --delta 1e-5
 expect_usage "event text: a mistake names its position" "position 17: gaussian: expected ',' or ')'" \
     epsilon --mechanism 'gaussian(sigma=1' --delta 1e-5
 expect_usage "event text: an unknown event is named" "unknown event 'gauss'" \
