@@ -37,7 +37,7 @@ __all__ = [
     "Event", "Gaussian", "Laplace", "RandomizedResponse", "DiscreteGaussian", "DiscreteLaplace",
     "Exponential", "PermuteAndFlip", "EpsilonDelta", "ZCDP", "GDP", "TreeAggregation", "NoisyCGD", "Shuffled",
     "TruncatedLaplace", "GSMFrobenius", "GSMSpectral", "PoissonSampled", "SampledWithoutReplacement",
-    "SampledWithReplacement", "SelfComposed", "Composed", "RepeatedSelected", "NoOp",
+    "SampledWithReplacement", "RandomAllocation", "SelfComposed", "Composed", "RepeatedSelected", "NoOp",
 ]
 
 # Field types of the specs below.
@@ -378,6 +378,19 @@ class SampledWithReplacement(Event):
     event: Event
 
 
+@_event("random_allocation", ("steps", "steps", _COUNT, 0), ("selected", "selected", _COUNT, 1),
+        ("event", None, _CHILD, None))
+class RandomAllocation(Event):
+    """One epoch of `steps` steps running `event`, each record used in exactly
+    `selected` of them, chosen uniformly at random (Feldman & Shenfeld 2025,
+    "Privacy amplification by random allocation"; balls-in-bins).  rdp only:
+    selected = steps is the composition, selected = 1 a certified bound for
+    Gaussian noise (add/remove)."""
+    steps: int
+    selected: int
+    event: Event
+
+
 @_event("self_composed", ("count", "count", _COUNT, 0), ("event", None, _CHILD, None))
 class SelfComposed(Event):
     """`event` run `count` times (adaptively)."""
@@ -436,7 +449,8 @@ class NoOp(Event):
 _BY_KIND = {cls._kind: cls for cls in (
     Gaussian, Laplace, RandomizedResponse, DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip,
     EpsilonDelta, ZCDP, GDP, TreeAggregation, NoisyCGD, Shuffled, TruncatedLaplace, GSMFrobenius, GSMSpectral,
-    PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, SelfComposed, Composed, RepeatedSelected)}
+    PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, RandomAllocation, SelfComposed, Composed,
+    RepeatedSelected)}
 
 
 def parse_c(text):

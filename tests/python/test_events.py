@@ -9,7 +9,7 @@ import dpacct
 from dpacct import (Composed, EpsilonDelta, Event, GDP, GSMFrobenius, GSMSpectral, Gaussian, Laplace, NoisyCGD,
                     NoOp, PoissonSampled, RandomizedResponse, RepeatedSelected, SampledWithReplacement,
                     SampledWithoutReplacement, SelfComposed, Shuffled, TreeAggregation, TruncatedLaplace, ZCDP,
-                    DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip)
+                    DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip, RandomAllocation)
 from dpacct import _lib, events as ev_module
 
 
@@ -36,7 +36,8 @@ def every_kind(x):
         NoisyCGD(1.0, 2.0, 0.5, x, x, 10, 3), Shuffled(x, 1000, half), Shuffled(x, 10, randomizer="rr"),
         TruncatedLaplace(x, half), GSMFrobenius(7, small), GSMSpectral(7, 3, small),
         PoissonSampled(small, Gaussian(x)), SampledWithoutReplacement(100, 7, Laplace(x)),
-        SampledWithReplacement(100, 7, Gaussian(x)), SelfComposed(Gaussian(x), 2 ** 63 + 1),
+        SampledWithReplacement(100, 7, Gaussian(x)), RandomAllocation(2 ** 64 - 1, 3, Gaussian(x)),
+        SelfComposed(Gaussian(x), 2 ** 63 + 1),
         Composed([Gaussian(x), Laplace(x), SelfComposed(GDP(x), 3)]),
         RepeatedSelected(Gaussian(x), "poisson", mean=1 + x), RepeatedSelected(Laplace(x), "geometric", gamma=small),
         RepeatedSelected(Gaussian(x), "truncated_negative_binomial", eta=x, gamma=small),
