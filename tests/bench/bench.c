@@ -684,6 +684,27 @@ static void issue_21_22_benches(void)
            (void *)"self_composed(count=100, laplace(scale=?))");
 }
 
+/* Random allocation (Feldman & Shenfeld 2025), rdp: one epoch's moments by
+ * Miller's recurrence (T = 1e4, above the grid's largest order) or binary
+ * powering above T + 1 (T = 1e3), then the query's search. */
+static void random_allocation_benches(void)
+{
+    dpa_error err = { 0 };
+    const uint64_t steps[] = { 10000, 1000 };
+    for (int i = 0; i < 2; i++) {
+        struct query q = { "rdp",
+                           dpa_event_self_composed(dpa_event_random_allocation(steps[i], 1, dpa_event_gaussian(1.0, &err),
+                                                                               &err),
+                                                   10, &err),
+                           1e-5, 1.0 };
+        if (!q.event) die(&err);
+        char size[64];
+        snprintf(size, sizeof size, "T=%llu, 10 epochs, sigma=1", (unsigned long long)steps[i]);
+        report("rdp: random allocation, eps(delta=1e-5)", size, epsilon_query, &q);
+        dpa_event_free(q.event);
+    }
+}
+
 int main(void)
 {
     dpa_error err = { 0 };
@@ -742,5 +763,6 @@ int main(void)
     classification_benches();
     seed_002_004_benches();
     issue_21_22_benches();
+    random_allocation_benches();
     return 0;
 }
