@@ -23,6 +23,10 @@ static int event_inv_var(const dpa_event *e, double *inv_var, dpa_error *err)
 {
     const dpa_event *bad = NULL;
     int st = dpa_event_inverse_variance(e, inv_var, &bad);
+    if (st == DPA_EUNSUPPORTED && dpa_event_get_kind(bad) == DPA_EVENT_RANDOM_ALLOCATION)
+        return dpa_fail(err, st,
+                        "gaussian: random_allocation events are not supported (the analytic Gaussian is exact only "
+                        "for compositions of unsampled Gaussian noise); use rdp");
     if (st == DPA_EUNSUPPORTED)
         return dpa_fail(err, st,
                         "gaussian: %s events are not supported (the analytic Gaussian is exact "

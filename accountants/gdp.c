@@ -61,6 +61,10 @@ static int leaf_mu2(const dpa_event *e, const dpa_options *opt, double *mu2, int
         *approximate = 1;
         return DPA_OK;
     }
+    if (kind == DPA_EVENT_RANDOM_ALLOCATION)
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "gdp: random_allocation events are not supported (no GDP bound or CLT for random allocation "
+                        "here); use rdp");
     if (kind == DPA_EVENT_TRUNCATED_LAPLACE)
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "gdp: truncated Laplace is not mu-GDP for any mu (its privacy loss is infinite with "

@@ -83,6 +83,10 @@ static int leaf_rho(const dpa_event *e, double *rho, double *xi, int *gaussian, 
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "zcdp: subsampling is not supported (zCDP is not amplified by "
                         "subsampling; use rdp or pld)");
+    case DPA_EVENT_RANDOM_ALLOCATION:
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "zcdp: random_allocation events are not supported (zCDP is not amplified by sampling); "
+                        "use rdp");
     default:
         return dpa_fail(err, DPA_EUNSUPPORTED, "zcdp: %s events are not supported",
                         dpa_event_kind_name(kind));

@@ -156,6 +156,7 @@ typedef enum dpa_event_kind {
     DPA_EVENT_PERMUTE_AND_FLIP,
     DPA_EVENT_SHUFFLED_BATCHES,
     DPA_EVENT_TRUNCATED_POISSON,
+    DPA_EVENT_RANDOM_ALLOCATION,
     DPA_EVENT_INVALID = -1 /* not a kind: dpa_event_get_kind(NULL) */
 } dpa_event_kind;
 
@@ -326,6 +327,17 @@ dpa_event *dpa_event_composed(dpa_event *const *events, size_t n, dpa_error *err
 enum { DPA_REPEAT_POISSON = 0, DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL = 1, DPA_REPEAT_GEOMETRIC = 2 };
 dpa_event *dpa_event_repeated_selected(dpa_event *inner, int distribution,
                                        double param1, double param2, dpa_error *err);
+/* Random allocation (Feldman & Shenfeld, "Privacy amplification by random
+ * allocation", 2025, arXiv:2502.08202; the "balls-in-bins" sampling of
+ * Chua et al., ICML 2025): one epoch of `steps` steps, each running
+ * `inner`, in which each record is used in exactly `selected` of the
+ * steps, chosen uniformly at random.  1 <= selected <= steps; E epochs
+ * are dpa_event_self_composed(allocation, E).  Accounted by rdp only:
+ * selected = steps is the steps-fold composition of inner; selected = 1
+ * with a Gaussian inner event under add/remove neighbours is a certified
+ * bound (docs/api.md); other values of selected, and the other
+ * accountants, are refused (DPA_EUNSUPPORTED). */
+dpa_event *dpa_event_random_allocation(uint64_t steps, uint64_t selected, dpa_event *inner, dpa_error *err);
 
 /* Frees e and all its children; NULL is a no-op. */
 void dpa_event_free(dpa_event *e);

@@ -47,6 +47,7 @@ static const struct {
     [DPA_EVENT_PERMUTE_AND_FLIP] = { "permute_and_flip", { "eps" }, { 0 } },
     [DPA_EVENT_SHUFFLED_BATCHES] = { "shuffled_batches", { 0 }, { "n", "m" } },
     [DPA_EVENT_TRUNCATED_POISSON] = { "truncated_poisson", { "q" }, { "n", "max_batch" } },
+    [DPA_EVENT_RANDOM_ALLOCATION] = { "random_allocation", { 0 }, { "steps", "selected" } },
 };
 
 static dpa_event *event_new(dpa_event_kind kind, dpa_error *err)
@@ -358,21 +359,55 @@ static double times_count(double times, uint64_t count)
     return p;
 }
 
+/* A wrapper that runs `inner` `count` times (self_composed's count,
+ * random_allocation's steps): the product with the counts nested inside is
+ * at most DPA_MAX_REPETITIONS (frees inner and says so otherwise). */
+static int repeat_within_limit(dpa_event_kind kind, const char *what, dpa_event *inner, uint64_t count,
+                               dpa_error *err)
+{
+    double nested = inner->repetitions, total = times_count(nested, count);
+    if (total <= DPA_MAX_REPETITIONS) return DPA_OK;
+    dpa_event_free(inner);
+    return dpa_fail(err, DPA_EINVAL,
+                    "%s: %s %" PRIu64 " times the counts nested inside (%g) repeats a mechanism %g times, more "
+                    "than DPA_MAX_REPETITIONS (%g)",
+                    kind_info[kind].name, what, count, nested, total, DPA_MAX_REPETITIONS);
+}
+
+/* A wrapper repeating `inner` `count` times; takes ownership of inner. */
+static dpa_event *repeating_new(dpa_event_kind kind, uint64_t count, dpa_event *inner, dpa_error *err)
+{
+    dpa_event *e = wrapper_new(kind, inner, err);
+    if (e) e->repetitions = times_count(e->children[0]->repetitions, count);
+    return e;
+}
+
 dpa_event *dpa_event_self_composed(dpa_event *inner, uint64_t count, dpa_error *err)
 {
     if (inner) {
         REQUIRE_OWN(count >= 1, "self_composed: count must be at least 1");
-        double nested = inner->repetitions, total = times_count(nested, count);
-        REQUIRE_OWN(total <= DPA_MAX_REPETITIONS,
-                    "self_composed: count %" PRIu64 " times the counts nested inside (%g) repeats a mechanism "
-                    "%g times, more than DPA_MAX_REPETITIONS (%g)",
-                    count, nested, total, DPA_MAX_REPETITIONS);
+        if (repeat_within_limit(DPA_EVENT_SELF_COMPOSED, "count", inner, count, err)) return NULL;
     }
-    dpa_event *e = wrapper_new(DPA_EVENT_SELF_COMPOSED, inner, err);
-    if (e) {
-        e->count[0] = count;
-        e->repetitions = times_count(e->children[0]->repetitions, count);
+    dpa_event *e = repeating_new(DPA_EVENT_SELF_COMPOSED, count, inner, err);
+    if (e) e->count[0] = count;
+    return e;
+}
+
+/* Each step runs inner, so an epoch repeats it `steps` times (what
+ * DPA_MAX_REPETITIONS counts), whichever steps hold a given record. */
+dpa_event *dpa_event_random_allocation(uint64_t steps, uint64_t selected, dpa_event *inner, dpa_error *err)
+{
+    if (inner) {
+        REQUIRE_OWN(steps >= 1, "random_allocation: steps (per epoch) must be at least 1");
+        REQUIRE_OWN(selected >= 1, "random_allocation: selected (the steps each record is used in) must be at "
+                                   "least 1");
+        REQUIRE_OWN(selected <= steps,
+                    "random_allocation: selected (the steps each record is used in) must be at most steps, got "
+                    "selected = %" PRIu64 " with steps = %" PRIu64, selected, steps);
+        if (repeat_within_limit(DPA_EVENT_RANDOM_ALLOCATION, "steps", inner, steps, err)) return NULL;
     }
+    dpa_event *e = repeating_new(DPA_EVENT_RANDOM_ALLOCATION, steps, inner, err);
+    if (e) { e->count[0] = steps; e->count[1] = selected; }
     return e;
 }
 

@@ -67,6 +67,11 @@ static const struct {
     { DPA_EVENT_GDP, "mu", DPA_SEARCH_LARGEST, 1e-9, 1e3, 1.0 },
     { DPA_EVENT_ZCDP, "rho", DPA_SEARCH_LARGEST, 1e-12, 1e6, 1.0 },
     { DPA_EVENT_REPEATED_SELECTED, "mean", DPA_SEARCH_LARGEST, 1.0, 1e6, 1.0 },
+    /* Not random_allocation's steps or selected: more steps per epoch
+     * spread a record's use thinner (more amplification, so the search
+     * would go the other way), but no monotonicity in either is proven for
+     * the mechanism, and rdp's bound jumps from selected = 1 to
+     * selected = steps with nothing in between. */
 };
 
 int event_hole_describe(dpa_event_kind kind, const char *name, int is_count, dpa_event_hole *hole, char *why,

@@ -434,7 +434,7 @@ dpa_event *event_build(parser *p, dpa_event_kind kind, size_t at, argument *args
     int wrapper = kind == DPA_EVENT_POISSON_SAMPLED || kind == DPA_EVENT_SAMPLED_WITHOUT_REPLACEMENT ||
                   kind == DPA_EVENT_SAMPLED_WITH_REPLACEMENT || kind == DPA_EVENT_SHUFFLED_BATCHES ||
                   kind == DPA_EVENT_SELF_COMPOSED || kind == DPA_EVENT_REPEATED_SELECTED ||
-                  kind == DPA_EVENT_TRUNCATED_POISSON;
+                  kind == DPA_EVENT_TRUNCATED_POISSON || kind == DPA_EVENT_RANDOM_ALLOCATION;
     if (kind == DPA_EVENT_COMPOSED ? nkids == 0 : wrapper ? nkids != 1 : nkids != 0) {
         fail_at(p, at, "%s takes %s, got %zu", kname,
                 kind == DPA_EVENT_COMPOSED ? "one event or more" : wrapper ? "one event" : "no events", nkids);
@@ -543,6 +543,10 @@ dpa_event *event_build(parser *p, dpa_event_kind kind, size_t at, argument *args
     case DPA_EVENT_TRUNCATED_POISSON:
         TAKE(NUM("q", 0), CNT("n", 0), CNT("max_batch", 1));
         if (!st) { e = dpa_event_truncated_poisson(x[0], c[0], c[1], kids[0], err); nkids = 0; }
+        break;
+    case DPA_EVENT_RANDOM_ALLOCATION:
+        TAKE(CNT("steps", 0), CNT("selected", 1));
+        if (!st) { e = dpa_event_random_allocation(c[0], c[1], kids[0], err); nkids = 0; }
         break;
     case DPA_EVENT_SELF_COMPOSED:
         TAKE(CNT("count", 0));

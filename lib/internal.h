@@ -18,8 +18,9 @@ struct dpa_event {
     dpa_event **children; /* owned */
     size_t depth;         /* 0 for a leaf, 1 + the deepest child's for a wrapper
                            * (<= DPA_MAX_EVENT_DEPTH: bounds every recursive walk) */
-    double repetitions;   /* the largest product of self_composed counts on a path
-                           * to a leaf, rounded up (<= DPA_MAX_REPETITIONS) */
+    double repetitions;   /* the largest product of self_composed counts (and
+                           * random_allocation steps) on a path to a leaf,
+                           * rounded up (<= DPA_MAX_REPETITIONS) */
 };
 
 /* The names of an event kind's slots as lib/event.c's table gives them:

@@ -101,6 +101,7 @@ START_TEST(null_events)
     EXPECT_NULL(dpa_event_poisson_sampled(0.1, NULL, &err), "inner");
     EXPECT_NULL(dpa_event_sampled_without_replacement(10, 2, NULL, &err), "inner");
     EXPECT_NULL(dpa_event_sampled_with_replacement(10, 2, NULL, &err), "inner");
+    EXPECT_NULL(dpa_event_random_allocation(10, 1, NULL, &err), "inner");
     EXPECT_NULL(dpa_event_self_composed(NULL, 3, &err), "inner");
     EXPECT_NULL(dpa_event_repeated_selected(NULL, DPA_REPEAT_POISSON, 2.0, 0.0, &err), "inner");
     EXPECT_NULL(dpa_event_composed(NULL, 3, &err), "events");
@@ -317,7 +318,7 @@ START_TEST(deep_nesting_is_refused)
     ck_assert_int_eq(err.status, DPA_EINVAL);
 
     /* every wrapper kind, and composed, refuse a child at the limit */
-    for (int kind = 0; kind < 6; kind++) {
+    for (int kind = 0; kind < 7; kind++) {
         dpa_error werr = { 0 };
         dpa_event *d = gaussian(1.0);
         for (int i = 0; i < DPA_MAX_EVENT_DEPTH; i++) d = dpa_event_self_composed(d, 1, &werr);
@@ -329,6 +330,7 @@ START_TEST(deep_nesting_is_refused)
         case 2: w = dpa_event_sampled_with_replacement(10, 2, d, &werr); break;
         case 3: w = dpa_event_repeated_selected(d, DPA_REPEAT_POISSON, 2.0, 0.0, &werr); break;
         case 4: w = dpa_event_self_composed(d, 2, &werr); break;
+        case 5: w = dpa_event_random_allocation(10, 1, d, &werr); break;
         default: {
             dpa_event *list[2] = { gaussian(1.0), d };
             w = dpa_event_composed(list, 2, &werr);
@@ -537,6 +539,17 @@ START_TEST(counts_never_overflow)
     ck_assert_int_eq(refused, 16);   /* 2^(64*15) = 2^960 < 1e300 < 2^1024 */
     ck_assert_int_eq(err.status, DPA_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "count"));
+    ck_assert_ptr_nonnull(strstr(err.message, "DPA_MAX_REPETITIONS"));
+
+    /* an epoch of random allocation runs its inner event `steps` times:
+     * counted with the rest */
+    e = gaussian(1.0);
+    for (int i = 0; i < 15; i++) e = dpa_event_self_composed(e, UINT64_MAX, &err);
+    ck_assert_ptr_nonnull(e);
+    err = (dpa_error){ 0 };
+    ck_assert_ptr_null(dpa_event_random_allocation(UINT64_MAX, 1, e, &err));
+    ck_assert_int_eq(err.status, DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "random_allocation: steps"));
     ck_assert_ptr_nonnull(strstr(err.message, "DPA_MAX_REPETITIONS"));
 
     /* a huge finite total: accountants answer "no finite bound" or refuse,

@@ -222,6 +222,8 @@ START_TEST(every_kind_round_trips)
         dpa_event_shuffled_batches(60000, 256, dpa_event_gaussian(1.1, &err), &err),
         dpa_event_truncated_poisson(third, UINT64_MAX, UINT64_MAX - 1, dpa_event_gaussian(1.1, &err), &err),
         dpa_event_self_composed(dpa_event_gaussian(1.0, &err), UINT64_MAX, &err),
+        dpa_event_random_allocation(UINT64_MAX, UINT64_MAX, dpa_event_gaussian(third, &err), &err),
+        dpa_event_random_allocation(10000, 1, dpa_event_laplace(2.0, &err), &err),
         dpa_event_repeated_selected(dpa_event_gaussian(3.0, &err), DPA_REPEAT_POISSON, 10.0, 0.0, &err),
         dpa_event_repeated_selected(dpa_event_gaussian(3.0, &err), DPA_REPEAT_GEOMETRIC, 0.1, 0.0, &err),
         dpa_event_repeated_selected(dpa_event_gaussian(3.0, &err), DPA_REPEAT_TRUNCATED_NEGATIVE_BINOMIAL, -0.5,

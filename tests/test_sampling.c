@@ -187,6 +187,9 @@ START_TEST(events_and_steps)
     /* truncated: Poisson's steps, n + 1 records in the larger dataset (a neighbour may add one) */
     assert_event_text(DPT_SAMPLING_TRUNCATED, 1000, 10, 12, 3,
                       "self_composed(count=300, truncated_poisson(q=0.01, n=1001, max_batch=12, gaussian(sigma=1.5)))");
+    /* balls-in-bins: one random allocation of ceil(n/b) steps an epoch, E times */
+    assert_event_text(DPT_SAMPLING_BALLS_IN_BINS, 1003, 10, 0, 3,
+                      "self_composed(count=3, random_allocation(steps=101, selected=1, gaussian(sigma=1.5)))");
     uint64_t steps;
     dpa_error err = { 0 };
     ck_assert_int_eq(dpt_sampling_steps(DPT_SAMPLING_SHUFFLE, 1003, 10, 3, &steps, &err), DPA_OK);

@@ -106,10 +106,11 @@ dpa_event *dpt_sampling_event(dpt_sampling kind, size_t n, size_t b, size_t max_
         e = dpa_event_truncated_poisson(q, (uint64_t)n + 1, max_batch, e, err);
         return dpa_event_self_composed(e, steps, err);
     case DPT_SAMPLING_BALLS_IN_BINS:
-        break;
+        e = dpa_event_random_allocation((uint64_t)batches_per_epoch(kind, n, b), 1, e, err);
+        return epochs > 1 ? dpa_event_self_composed(e, epochs, err) : e;
     }
     dpa_event_free(e);
-    dpt_fail(err, DPA_EUNSUPPORTED, "dptrain: sampling %s has no event yet", dpt_sampling_name(kind));
+    dpt_fail(err, DPA_EINVAL, "dptrain: unknown sampling %d", (int)kind);
     return NULL;
 }
 

@@ -40,8 +40,9 @@ static const cli_option option_table[OPT_COUNT] = {
     [OPT_EPOCHS] = { "epochs", "E", "passes over the data instead of --steps: T = ceil(E/Q) (noisy-cgd: whole epochs)" },
     [OPT_RELATION] = { "relation", "REL", "neighbouring datasets: add-remove (default) or replace-one" },
     [OPT_SAMPLING] = { "sampling", "KIND", "poisson (default), without-replacement (batches of exactly B of N; "
-                                           "replace-one only) or shuffle (each epoch shuffled and cut into batches "
-                                           "of exactly B; --epochs)" },
+                                           "replace-one only), shuffle (each epoch shuffled and cut into batches "
+                                           "of exactly B; --epochs) or balls-in-bins (each epoch each record in one "
+                                           "of ceil(N/B) batches at random; --epochs)" },
     [OPT_DELTA] = { "delta", "D", "delta, 0 < D < 1" },
     [OPT_EPSILON] = { "epsilon", "EPS", "epsilon, EPS >= 0" },
     [OPT_ACCOUNTANT] = { "accountant", "NAME", "accounting method (default: the first that supports the mechanism)" },
@@ -198,7 +199,7 @@ static int check_event(const cli *c, enum option_id id, const char *arg)
 static int parse_value(cli *c, enum option_id id, const char *arg)
 {
     static const char *const relations[] = { "add-remove", "replace-one", NULL };
-    static const char *const samplings[] = { "poisson", "without-replacement", "shuffle", NULL };
+    static const char *const samplings[] = { "poisson", "without-replacement", "shuffle", "balls-in-bins", NULL };
     static const char *const mechanisms[] = { "gaussian", "noisy-cgd", "shuffled", NULL };
     static const char *const randomizers[] = { "any", "rr", NULL };
     int choice, st;
@@ -222,6 +223,7 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
         if ((choice = parse_choice(id, arg, samplings)) < 0) return CLI_EXIT_USAGE;
         c->without_replacement = choice == 1;
         c->shuffled_batches = choice == 2;
+        c->balls_in_bins = choice == 3;
         return CLI_EXIT_OK;
     case OPT_MECHANISM:
         if (strchr(arg, '(')) {          /* an event as text: checked now, built when it is run */
@@ -621,24 +623,30 @@ static int check_noisy_cgd(const command_info *cmd, const cli *c)
     return CLI_EXIT_OK;
 }
 
-/* --sampling shuffle: batches of exactly B of N each epoch, whole epochs;
- * what is searched can only be the noise (or the epochs). */
-static int check_shuffled_batches(const command_info *cmd, const cli *c)
+/* --sampling shuffle or balls-in-bins: batches of B of N each epoch, whole
+ * epochs; what is searched can only be the noise (or the epochs). */
+static int check_epoch_sampling(const command_info *cmd, const cli *c)
 {
+    const char *kind = c->shuffled_batches ? "shuffle" : "balls-in-bins";
     if (c->event_text || c->event_file)
-        return cli_usage_error("--sampling: shuffle describes the mechanism itself; with --mechanism or --event write "
-                               "shuffled_batches(n=N, m=B, gaussian(sigma=S)) in the event instead");
+        return cli_usage_error("--sampling: %s describes the mechanism itself; with --mechanism or --event write it in "
+                               "the event instead (%s)", kind, c->shuffled_batches
+                                   ? "shuffled_batches(n=N, m=B, gaussian(sigma=S))"
+                                   : "random_allocation(steps=T, selected=1, gaussian(sigma=S))");
     if (c->noisy_cgd || c->shuffled)
-        return cli_usage_error("--sampling: shuffle is for Gaussian steps (DP-SGD), not for --mechanism %s",
+        return cli_usage_error("--sampling: %s is for Gaussian steps (DP-SGD), not for --mechanism %s", kind,
                                c->noisy_cgd ? "noisy-cgd" : "shuffled");
     if (!given(c, OPT_BATCH))
-        return cli_usage_error("--sampling: shuffle requires --batch-size and --dataset-size");
+        return cli_usage_error("--sampling: %s requires --batch-size and --dataset-size", kind);
     if (given(c, OPT_STEPS))
-        return cli_usage_error("--steps: with --sampling shuffle give --epochs (each epoch is one pass in batches)");
+        return cli_usage_error("--steps: with --sampling %s give --epochs (each epoch is one pass in batches)", kind);
     if (cmd->id == CMD_CALIBRATE && c->solve != SOLVE_SIGMA && c->solve != SOLVE_EPOCHS)
-        return cli_usage_error("--solve: with --sampling shuffle only sigma or epochs can be solved for");
+        return cli_usage_error("--solve: with --sampling %s only sigma or epochs can be solved for", kind);
     if (given(c, OPT_EPOCHS) && !(c->epochs == floor(c->epochs) && c->epochs < 9007199254740992.0))
-        return cli_usage_error("--epochs: with --sampling shuffle a whole number of epochs, got %g", c->epochs);
+        return cli_usage_error("--epochs: with --sampling %s a whole number of epochs, got %g", kind, c->epochs);
+    if (c->balls_in_bins && c->relation != DPA_ADD_REMOVE)
+        return cli_usage_error("--sampling: balls-in-bins (random allocation) is accounted for add/remove "
+                               "neighbours only");
     return CLI_EXIT_OK;
 }
 
@@ -842,7 +850,7 @@ static int check_combinations(const command_info *cmd, const cli *c)
             return cli_usage_error("--sampling: without-replacement requires --relation replace-one (datasets of "
                                "a fixed size differ by a replaced record)");
     }
-    if (c->shuffled_batches && (st = check_shuffled_batches(cmd, c))) return st;
+    if ((c->shuffled_batches || c->balls_in_bins) && (st = check_epoch_sampling(cmd, c))) return st;
     if (c->print_event) return require_noise(cmd, c);   /* no query is run */
     if (cmd->id == CMD_STATEMENT) {
         if ((st = require_noise(cmd, c)) || (st = require(cmd, c, OPT_DELTA))) return st;
@@ -939,8 +947,9 @@ static int resolve_mechanism(const cli *c, mechanism *m)
         m->steps = (uint64_t)c->epochs;      /* whole epochs, checked */
         return CLI_EXIT_OK;
     }
-    if (c->shuffled_batches) {
-        m->shuffled_batches = 1;
+    if (c->shuffled_batches || c->balls_in_bins) {
+        m->shuffled_batches = c->shuffled_batches;
+        m->balls_in_bins = c->balls_in_bins;
         m->batch = c->batch;
         m->dataset = c->dataset;
         m->steps = given(c, OPT_EPOCHS) ? (uint64_t)c->epochs : 1;   /* epochs, whole (checked) */
@@ -1031,6 +1040,8 @@ static dpa_event *mechanism_event_untuned(const mechanism *m, dpa_error *err)
     }
     dpa_event *e = dpa_event_gaussian(m->sigma, err);
     if (m->shuffled_batches) e = dpa_event_shuffled_batches(m->dataset, m->batch, e, err);
+    else if (m->balls_in_bins)   /* ceil(N/B) steps an epoch, each record in one */
+        e = dpa_event_random_allocation((m->dataset + m->batch - 1) / m->batch, 1, e, err);
     else if (m->batch) e = dpa_event_sampled_without_replacement(m->dataset, m->batch, e, err);
     else if (m->q < 1.0) e = dpa_event_poisson_sampled(m->q, e, err);
     if (m->steps > 1) e = dpa_event_self_composed(e, m->steps, err);

@@ -55,6 +55,7 @@ typedef struct cli {
     dpa_relation relation;
     int without_replacement; /* --sampling without-replacement */
     int shuffled_batches;    /* --sampling shuffle */
+    int balls_in_bins;       /* --sampling balls-in-bins */
     int noisy_cgd;           /* --mechanism noisy-cgd */
     int shuffled;            /* --mechanism shuffled */
     const char *event_text;  /* --mechanism given as an event (dpa_event_parse), else NULL */
@@ -94,6 +95,9 @@ typedef struct mechanism {
     /* --sampling shuffle: each epoch shuffled and cut into batches of
      * exactly `batch` of `dataset` (steps = the epochs); 0: not */
     int shuffled_batches;
+    /* --sampling balls-in-bins: each epoch every record in one of
+     * ceil(dataset/batch) steps at random (steps = the epochs) */
+    int balls_in_bins;
     /* --mechanism noisy-cgd: the final iterate of noisy cyclic GD, sigma the
      * noise multiplier of its batch gradients (epochs in `steps`) */
     int noisy_cgd;

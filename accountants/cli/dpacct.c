@@ -323,7 +323,7 @@ static int cmd_delta(const cli *c, const mechanism *m)
 static size_t poisson_as_if_row(const mechanism *m, const dpa_options *opt, const query_spec *qs, result *row)
 {
     mechanism poisson = *m;
-    poisson.shuffled_batches = 0;
+    poisson.shuffled_batches = poisson.balls_in_bins = 0;
     poisson.batch = poisson.dataset = 0;
     poisson.q = (double)m->batch / (double)m->dataset;
     row->method = "poisson (as if)";
@@ -419,7 +419,7 @@ static int compare_methods(const cli *c, const mechanism *m, const char *const *
     }
     size_t n_rows = n;
     if (m->shuffled) n_rows += shuffle_reference_rows(m, &qs, rows + n_rows);
-    if (m->shuffled_batches) n_rows += poisson_as_if_row(m, &opt, &qs, rows + n_rows);
+    if (m->shuffled_batches || m->balls_in_bins) n_rows += poisson_as_if_row(m, &opt, &qs, rows + n_rows);
     if (m->noisy_cgd) {
         /* The same data use if every iterate were released: each example is
          * in one batch per epoch, a Gaussian step of multiplier sigma, so E
@@ -450,9 +450,13 @@ static int compare_methods(const cli *c, const mechanism *m, const char *const *
                " Gaussian steps per example).\n", m->steps);
     if (m->shuffled_batches && c->format == CLI_FORMAT_TABLE)
         printf("batches: the shuffled run lies between Chua et al.'s lower bound (ICML 2024, NeurIPS 2024; each "
-               "epoch shuffled afresh)\n  and the Gaussian once an epoch (no amplification: holds for any order).\n"
-               "poisson (as if): the same run accounted as Poisson sampling at q = B/N, as is often reported; "
-               "not a bound for shuffled batches.\n");
+               "epoch shuffled afresh)\n  and the Gaussian once an epoch (no amplification: holds for any order).\n");
+    if (m->balls_in_bins && c->format == CLI_FORMAT_TABLE)
+        printf("rdp: random allocation (Feldman & Shenfeld 2025), the balls-in-bins batches of Chua et al. "
+               "(ICML 2025).\n");
+    if ((m->shuffled_batches || m->balls_in_bins) && c->format == CLI_FORMAT_TABLE)
+        printf("poisson (as if): the same run accounted as Poisson sampling at q = B/N, as is often reported; "
+               "not a bound for %s.\n", m->shuffled_batches ? "shuffled batches" : "balls-in-bins batches");
     if (m->shuffled && c->format == CLI_FORMAT_TABLE && qs.kind == QUERY_EPSILON)
         printf("closed form: Feldman, McMillan & Talwar 2021, Thm 3.1; local: eps0, the guarantee without "
                "shuffling%s.\n", m->steps > 1 ? "; x R: basic composition of R rounds at delta/R each" : "");

@@ -794,6 +794,10 @@ static int unsupported(const dpa_event *e, dpa_error *err)
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "pld: sampling with replacement has no known dominating pair; it is not supported by "
                         "pld (nor by rdp)");
+    case DPA_EVENT_RANDOM_ALLOCATION:
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "pld: random_allocation events are not supported (an epoch's pair is a mixture over its "
+                        "steps, whose privacy loss distribution is not implemented); use rdp");
     default:
         return dpa_fail(err, DPA_EUNSUPPORTED, "pld: %s events are not supported", name);
     }

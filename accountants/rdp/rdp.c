@@ -23,6 +23,7 @@
 #include "internal.h"
 #include "numerics.h"
 #include "rdp_curves.h"
+#include "rdp_allocation.h"
 #include "shuffle/shuffle_clones.h"
 
 #include <float.h>
@@ -109,13 +110,14 @@ static void rdp_destroy(void *state)
 
 /* ---- the curve of an event ---------------------------------------------- */
 
-/* 1/sigma^2 of the Gaussian noise a subsampling wrapper holds. */
-static int inverse_variance(const dpa_event *e, double *inv_var, dpa_error *err)
+/* 1/sigma^2 of the Gaussian noise a sampling wrapper holds; `how` says how
+ * the wrapper samples ("subsampled", "randomly allocated"). */
+static int inverse_variance(const dpa_event *e, const char *how, double *inv_var, dpa_error *err)
 {
     const dpa_event *bad = NULL;
     int st = dpa_event_inverse_variance(e, inv_var, &bad);
     if (st == DPA_EUNSUPPORTED)
-        return dpa_fail(err, st, "rdp: a subsampled %s is not supported (only Gaussian noise)",
+        return dpa_fail(err, st, "rdp: a %s %s is not supported (only Gaussian noise)", how,
                         dpa_event_kind_name(dpa_event_get_kind(bad)));
     return st ? dpa_fail(err, st, "rdp: invalid event") : DPA_OK;
 }
@@ -216,7 +218,7 @@ static int truncated_poisson(const rdp_state *s, const dpa_options *opt, const d
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "rdp: truncated_poisson is analysed for add/remove neighbours only (n counts the records of "
                         "the larger dataset)");
-    int st = inverse_variance(dpa_event_child(e, 0), &inv_var, err);
+    int st = inverse_variance(dpa_event_child(e, 0), "truncated-Poisson-subsampled", &inv_var, err);
     dpa_truncated_mixture m;
     if (!st) st = dpa_truncated_poisson_mixture(q, dpa_event_count(e, 0), dpa_event_count(e, 1), &m, err);
     if (st || !out) return st;
@@ -237,6 +239,63 @@ static int truncated_poisson(const rdp_state *s, const dpa_options *opt, const d
 /* Fill out[i] = eps(orders[i]) for one leaf given by a per-order function. */
 #define FILL(expr) do { if (out) for (size_t i = 0; i < s->n; i++) { double alpha = s->orders[i]; out[i] = (expr); } } while (0)
 
+/* `inner` composed `count` times: its curve times count, rounded up (the
+ * product of a count and a curve value is within an ulp, and nested
+ * self-compositions would otherwise round down once per level). */
+static int repeated(const rdp_state *s, const dpa_options *opt, const dpa_event *inner, uint64_t count, double *out,
+                    dpa_error *err)
+{
+    int st = curve(s, opt, inner, out, err);
+    if (!st && out)
+        for (size_t i = 0; i < s->n; i++) out[i] *= (double)count * (1.0 + 2.0 * DBL_EPSILON);
+    return st;
+}
+
+/* The order up to which an allocated epoch's moments are computed: the
+ * largest of the grid's at most RDP_ALLOCATION_MAX_ORDER, rounded up (the
+ * orders above it get the unamplified Gaussian, which needs none). */
+static size_t moments_order(const rdp_state *s)
+{
+    for (size_t i = s->n; i-- > 0;)
+        if (s->orders[i] <= RDP_ALLOCATION_MAX_ORDER) return (size_t)ceil(s->orders[i]);
+    return 1;
+}
+
+/* One epoch of random allocation (Feldman & Shenfeld 2025): each record in
+ * `selected` of the `steps` steps.  All of them is the steps-fold
+ * composition of the inner event (any relation, any inner event); one of
+ * them is rdp_allocation.c's pair (a Gaussian inner event, add/remove),
+ * its moments computed once for all the orders. */
+static int random_allocation(const rdp_state *s, const dpa_options *opt, const dpa_event *e, double *out,
+                             dpa_error *err)
+{
+    const uint64_t steps = dpa_event_count(e, 0), selected = dpa_event_count(e, 1);
+    const double T = (double)steps;
+    if (selected == steps) return repeated(s, opt, dpa_event_child(e, 0), steps, out, err);
+    double inv_var;
+    int st = inverse_variance(dpa_event_child(e, 0), "randomly allocated", &inv_var, err);
+    if (st) return st;
+    const double sigma = 1.0 / sqrt(inv_var);
+    if (selected != 1)
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "rdp: random allocation with selected = %llu of %llu steps is not supported (only selected "
+                        "= 1 or selected = steps: no certified reduction of 1 < selected < steps is implemented)",
+                        (unsigned long long)selected, (unsigned long long)steps);
+    if (opt->relation != DPA_ADD_REMOVE)
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "rdp: random allocation of one step per record is accounted for add/remove neighbours only");
+    if (!out) return DPA_OK;
+    const size_t N = moments_order(s);
+    double *moments = malloc((N + 1) * sizeof *moments);
+    if (!moments || rdp_allocation_log_moments(T, sigma, N, moments)) {
+        free(moments);
+        return dpa_fail(err, DPA_ENOMEM, "rdp: out of memory");
+    }
+    FILL(rdp_allocation(T, sigma, moments, N, alpha));
+    free(moments);
+    return DPA_OK;
+}
+
 /* The RDP curve of `e` on the grid, into out (NULL: only check support). */
 static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e, double *out,
                  dpa_error *err)
@@ -256,22 +315,14 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
         free(part);
         return st;
     }
-    case DPA_EVENT_SELF_COMPOSED: {
-        st = curve(s, opt, dpa_event_child(e, 0), out, err);
-        /* rounded up: the product of a count and a curve value is within an
-         * ulp, and nested self-compositions would otherwise round down once
-         * per level */
-        if (!st && out)
-            for (size_t i = 0; i < s->n; i++) out[i] *= (double)dpa_event_count(e, 0) * (1.0 + 2.0 * DBL_EPSILON);
-        return st;
-    }
+    case DPA_EVENT_SELF_COMPOSED: return repeated(s, opt, dpa_event_child(e, 0), dpa_event_count(e, 0), out, err);
     case DPA_EVENT_GAUSSIAN: FILL(rdp_gaussian(p0, alpha)); return DPA_OK;
     case DPA_EVENT_POISSON_SAMPLED: {
         double inv_var;
         if (opt->relation != DPA_ADD_REMOVE)
             return dpa_fail(err, DPA_EUNSUPPORTED,
                             "rdp: Poisson sampling is accounted for add/remove neighbours only");
-        if ((st = inverse_variance(dpa_event_child(e, 0), &inv_var, err))) return st;
+        if ((st = inverse_variance(dpa_event_child(e, 0), "subsampled", &inv_var, err))) return st;
         FILL(rdp_poisson_gaussian(p0, 1.0 / sqrt(inv_var), alpha));
         return DPA_OK;
     }
@@ -281,11 +332,12 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
         if (opt->relation != DPA_REPLACE_ONE)
             return dpa_fail(err, DPA_EUNSUPPORTED,
                             "rdp: sampling without replacement is accounted for replace-one neighbours only");
-        if ((st = inverse_variance(dpa_event_child(e, 0), &inv_var, err))) return st;
+        if ((st = inverse_variance(dpa_event_child(e, 0), "subsampled", &inv_var, err))) return st;
         double gamma = (double)dpa_event_count(e, 1) / (double)dpa_event_count(e, 0);
         FILL(rdp_sampled_without_replacement_gaussian(gamma, 1.0 / sqrt(inv_var), alpha));
         return DPA_OK;
     }
+    case DPA_EVENT_RANDOM_ALLOCATION: return random_allocation(s, opt, e, out, err);
     case DPA_EVENT_LAPLACE: FILL(rdp_laplace(p0, alpha)); return DPA_OK;
     case DPA_EVENT_RANDOMIZED_RESPONSE:
         FILL(rdp_randomized_response(p0, (double)dpa_event_count(e, 0), alpha));
@@ -317,7 +369,7 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
     case DPA_EVENT_SHUFFLED_BATCHES:    /* the inner Gaussian once an epoch (lib/event.c) */
     case DPA_EVENT_TREE_AGGREGATION: {  /* Gaussian nodes (Kairouz et al. 2021; lib/event.c) */
         double inv_var;
-        if ((st = inverse_variance(e, &inv_var, err))) return st;
+        if ((st = inverse_variance(e, "Gaussian-noise", &inv_var, err))) return st;
         FILL(rdp_gaussian(1.0 / sqrt(inv_var), alpha));
         return DPA_OK;
     }

@@ -63,7 +63,7 @@ double rdp_gaussian(double sigma, double alpha)
 /* (alpha - 1) eps(alpha) = log E[(mu/mu0)^alpha] is convex in alpha (a
  * cumulant generating function), so the chord between the neighbouring
  * integers bounds a fractional order; it is 0 at alpha = 1. */
-static double chord(double alpha, double f_lo, double f_hi)
+double rdp_chord(double alpha, double f_lo, double f_hi)
 {
     double t = alpha - floor(alpha);
     return ((1.0 - t) * f_lo + t * f_hi) / (alpha - 1.0);
@@ -228,7 +228,7 @@ double rdp_poisson_gaussian(double q, double sigma, double alpha)
         } else {
             double lo = floor(alpha), hi = ceil(alpha);
             double f_lo = lo < 2.0 ? 0.0 : (lo - 1.0) * poisson_integer(q, sigma, lo);
-            eps = chord(alpha, f_lo, (hi - 1.0) * poisson_integer(q, sigma, hi));
+            eps = rdp_chord(alpha, f_lo, (hi - 1.0) * poisson_integer(q, sigma, hi));
         }
     }
     /* subsampling never hurts: the unsampled Gaussian bounds it too */
@@ -263,7 +263,7 @@ double rdp_sampled_without_replacement_gaussian(double gamma, double sigma, doub
         eps = swor_integer(gamma, sigma, alpha);
     } else {
         double f_lo = lo < 2.0 ? 0.0 : (lo - 1.0) * swor_integer(gamma, sigma, lo);
-        eps = chord(alpha, f_lo, (hi - 1.0) * swor_integer(gamma, sigma, hi));
+        eps = rdp_chord(alpha, f_lo, (hi - 1.0) * swor_integer(gamma, sigma, hi));
     }
     return fmin(pad_up(eps), rdp_gaussian(sigma, alpha));
 }

@@ -22,6 +22,12 @@ double rdp_poisson_gaussian(double q, double sigma, double alpha);
  * fractional orders by interpolation between the neighbouring integers. */
 double rdp_sampled_without_replacement_gaussian(double gamma, double sigma, double alpha);
 
+/* A bound at a fractional order alpha from the neighbouring integer ones:
+ * (alpha - 1) eps(alpha) is convex in alpha, so at most the chord between
+ * f_lo = (lo - 1) eps(lo) and f_hi = (hi - 1) eps(hi), lo = floor(alpha),
+ * hi = ceil(alpha) (f_lo = 0 at lo = 1); divided by alpha - 1.  Not padded. */
+double rdp_chord(double alpha, double f_lo, double f_hi);
+
 /* Laplace mechanism with noise multiplier b (Mironov 2017, Prop. 6). */
 double rdp_laplace(double b, double alpha);
 

@@ -37,7 +37,8 @@ __all__ = [
     "Event", "Gaussian", "Laplace", "RandomizedResponse", "DiscreteGaussian", "DiscreteLaplace",
     "Exponential", "PermuteAndFlip", "EpsilonDelta", "ZCDP", "GDP", "TreeAggregation", "NoisyCGD", "Shuffled",
     "TruncatedLaplace", "GSMFrobenius", "GSMSpectral", "PoissonSampled", "SampledWithoutReplacement",
-    "SampledWithReplacement", "SelfComposed", "Composed", "RepeatedSelected", "NoOp", "TruncatedPoisson",
+    "SampledWithReplacement", "RandomAllocation", "SelfComposed", "Composed", "RepeatedSelected", "NoOp",
+    "TruncatedPoisson",
 ]
 
 # Field types of the specs below.
@@ -400,6 +401,19 @@ class ShuffledBatches(Event):
     event: Event
 
 
+@_event("random_allocation", ("steps", "steps", _COUNT, 0), ("selected", "selected", _COUNT, 1),
+        ("event", None, _CHILD, None))
+class RandomAllocation(Event):
+    """One epoch of `steps` steps running `event`, each record used in exactly
+    `selected` of them, chosen uniformly at random (Feldman & Shenfeld 2025,
+    "Privacy amplification by random allocation"; balls-in-bins).  rdp only:
+    selected = steps is the composition, selected = 1 a certified bound for
+    Gaussian noise (add/remove)."""
+    steps: int
+    selected: int
+    event: Event
+
+
 @_event("self_composed", ("count", "count", _COUNT, 0), ("event", None, _CHILD, None))
 class SelfComposed(Event):
     """`event` run `count` times (adaptively)."""
@@ -458,8 +472,8 @@ class NoOp(Event):
 _BY_KIND = {cls._kind: cls for cls in (
     Gaussian, Laplace, RandomizedResponse, DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip,
     EpsilonDelta, ZCDP, GDP, TreeAggregation, NoisyCGD, Shuffled, TruncatedLaplace, GSMFrobenius, GSMSpectral,
-    PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, ShuffledBatches, SelfComposed, Composed,
-    RepeatedSelected, TruncatedPoisson)}
+    PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, ShuffledBatches, RandomAllocation, SelfComposed,
+    Composed, RepeatedSelected, TruncatedPoisson)}
 
 
 def parse_c(text):

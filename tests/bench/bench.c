@@ -710,6 +710,27 @@ static void shuffled_batches_benches(void)
     }
 }
 
+/* Random allocation (Feldman & Shenfeld 2025), rdp: one epoch's moments by
+ * Miller's recurrence (T = 1e4, above the grid's largest order) or binary
+ * powering above T + 1 (T = 1e3), then the query's search. */
+static void random_allocation_benches(void)
+{
+    dpa_error err = { 0 };
+    const uint64_t steps[] = { 10000, 1000 };
+    for (int i = 0; i < 2; i++) {
+        struct query q = { "rdp",
+                           dpa_event_self_composed(dpa_event_random_allocation(steps[i], 1, dpa_event_gaussian(1.0, &err),
+                                                                               &err),
+                                                   10, &err),
+                           1e-5, 1.0 };
+        if (!q.event) die(&err);
+        char size[64];
+        snprintf(size, sizeof size, "T=%llu, 10 epochs, sigma=1", (unsigned long long)steps[i]);
+        report("rdp: random allocation, eps(delta=1e-5)", size, epsilon_query, &q);
+        dpa_event_free(q.event);
+    }
+}
+
 /* Truncated Poisson sampling (DP-SGD with a batch cap): 10000 steps at
  * q = 0.004 of n = 60000 (mean batch 240) with at most 260 kept; pld's
  * grids for the two-part mixture of each world, rdp's mixed moments. */
@@ -781,5 +802,6 @@ int main(void)
     issue_21_22_benches();
     shuffled_batches_benches();
     truncated_poisson_benches();
+    random_allocation_benches();
     return 0;
 }

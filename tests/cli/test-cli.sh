@@ -526,6 +526,14 @@ expect_ok "shuffle: default accountant is batches" '^method +batches$' \
 # search's answer is within its 1e-4 relative bracket above that
 expect_ok "shuffle: calibrate sigma (no amplification: sigma = sqrt(E)/mu)" '^noise multiplier +4\.649(3[5-9]|4)' \
     calibrate --dataset-size 60000 --batch-size 256 --epochs 60 --epsilon 8 --delta 1e-5 --sampling shuffle
+# --sampling balls-in-bins: ceil(N/B) = 235 steps an epoch, random allocation by rdp, the Poisson value beside it
+expect_ok "balls-in-bins: the event it accounts" \
+    'self_composed\(count=60, random_allocation\(steps=235, selected=1, gaussian\(sigma=1\.1\)\)\)' \
+    compare --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling balls-in-bins
+expect_ok "balls-in-bins: the Poisson value beside it" '^poisson \(as if\) +2\.382049069 .*approximate' \
+    compare --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling balls-in-bins
+expect_usage "balls-in-bins: add/remove only" "add/remove" epsilon --sigma 1 --dataset-size 100 --batch-size 10 \
+    --epochs 2 --delta 1e-5 --sampling balls-in-bins --relation replace-one
 expect_usage "shuffle: needs a batch size" "--sampling" epsilon --sigma 1 --epochs 2 --delta 1e-5 --sampling shuffle
 expect_usage "shuffle: whole epochs" "--epochs" \
     epsilon --sigma 1 --dataset-size 100 --batch-size 10 --epochs 1.5 --delta 1e-5 --sampling shuffle
@@ -1184,6 +1192,29 @@ expect_ok "event text: rdp-curve" '^2 +' rdp-curve --mechanism 'gdp(mu=1)' --ord
 expect_ok "event text: profile" '^0 +' profile --mechanism 'gdp(mu=1)' --eps-max 1 --points 2
 expect_ok "event text: json" '"epsilon_upper": 4\.377' epsilon --mechanism 'gdp(mu=1)' --delta 1e-5 --format json
 if is_json "$TMP/out"; then pass "event text: json is valid JSON"; else fail "event text: json is valid JSON"; fi
+# random allocation (Feldman & Shenfeld 2025): rdp bounds it below the same
+# Gaussian steps without amplification (10 steps of sigma = 1, exact from the
+# gaussian accountant); every step selected is the plain composition; pld
+# refuses it, naming rdp
+ALLOC='self_composed(count=10, random_allocation(steps=100, selected=1, gaussian(sigma=1)))'
+expect_ok "event text: random allocation (rdp)" '^upper +[0-9]' epsilon --mechanism "$ALLOC" --delta 1e-5 \
+    --accountant rdp
+alloc_up=$(field upper)
+expect_ok "event text: 10 unamplified steps (gaussian)" '^upper +[0-9]' epsilon \
+    --mechanism 'self_composed(count=10, gaussian(sigma=1))' --delta 1e-5 --accountant gaussian
+check "event text: random allocation below no amplification" "v1 < v2" "$alloc_up" "$(field lower)"
+expect_ok "event text: every step selected" '^upper +[0-9]' epsilon --delta 1e-5 --accountant rdp \
+    --mechanism 'self_composed(count=3, random_allocation(steps=5, selected=5, gaussian(sigma=4)))'
+every_up=$(field upper)
+expect_ok "event text: 15 steps composed" '^upper +[0-9]' epsilon --delta 1e-5 --accountant rdp \
+    --mechanism 'self_composed(count=15, gaussian(sigma=4))'
+check "event text: every step selected is the composition" "v1 == v2" "$every_up" "$(field upper)"
+expect_error "event text: pld refuses random allocation (exit 1)" 1 "use rdp" \
+    epsilon --mechanism "$ALLOC" --delta 1e-5 --accountant pld
+expect_error "event text: rdp refuses 1 < selected < steps (exit 1)" 1 "selected = 2 of 100" \
+    epsilon --mechanism 'random_allocation(steps=100, selected=2, gaussian(sigma=1))' --delta 1e-5 --accountant rdp
+expect_usage "event text: random allocation names a bad argument" "selected (the steps each record is used in)" \
+    epsilon --mechanism 'random_allocation(steps=100, selected=0, gaussian(sigma=1))' --delta 1e-5
 expect_usage "event text: a mistake names its position" "position 17: gaussian: expected ',' or ')'" \
     epsilon --mechanism 'gaussian(sigma=1' --delta 1e-5
 expect_usage "event text: an unknown event is named" "unknown event 'gauss'" \

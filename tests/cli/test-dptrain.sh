@@ -127,6 +127,14 @@ ref=$("$DPACCT" epsilon --mechanism 'self_composed(count=30, truncated_poisson(q
 check "sgd --sampling truncated: eps is dpacct's truncated_poisson bound" 'v1 > 0 && v1 == v2' "$eps" "$ref"
 expect_usage "sgd: truncated sampling is add/remove" "add/remove" sgd $CLS --epsilon 1 --delta 1e-5 \
     --sampling truncated --max-batch 30
+# balls-in-bins: 10 batches an epoch (ceil(240/24)), random allocation by rdp, add/remove
+run sgd $CLS --noise-multiplier 3 --delta 1e-5 --epochs 3 --learning-rate 0.5 --sampling balls-in-bins \
+    --relation add-remove --format json
+eps=$(awk -F': ' '/"epsilon"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
+ref=$("$DPACCT" epsilon --sigma 3 --dataset-size 240 --batch-size 24 --epochs 3 --sampling balls-in-bins \
+      --delta 1e-5 --accountant rdp --format csv | awk -F, 'NR == 2 { print $5 }')
+check "sgd --sampling balls-in-bins: eps is dpacct's random-allocation bound" 'v1 > 0 && v1 == v2' "$eps" "$ref"
+expect_usage "sgd: balls-in-bins is add/remove" "add/remove" sgd $CLS --epsilon 1 --delta 1e-5 --sampling balls-in-bins
 expect_usage "sgd: --sampling choices" "--sampling" sgd $CLS --epsilon 1 --delta 1e-5 --sampling sometimes
 expect_usage "sgd: truncated needs --max-batch" "maximum batch" sgd $CLS --epsilon 1 --delta 1e-5 --sampling truncated
 expect_usage "sgd: --max-batch only with truncated" "maximum batch" sgd $CLS --epsilon 1 --delta 1e-5 --max-batch 5

@@ -9,7 +9,7 @@ import dpacct
 from dpacct import (Composed, EpsilonDelta, Event, GDP, GSMFrobenius, GSMSpectral, Gaussian, Laplace, NoisyCGD,
                     NoOp, PoissonSampled, RandomizedResponse, RepeatedSelected, SampledWithReplacement,
                     SampledWithoutReplacement, SelfComposed, ShuffledBatches, Shuffled, TreeAggregation, TruncatedLaplace, ZCDP,
-                    DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip, TruncatedPoisson)
+                    DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip, TruncatedPoisson, RandomAllocation)
 from dpacct import _lib, events as ev_module
 
 
@@ -37,6 +37,7 @@ def every_kind(x):
         TruncatedLaplace(x, half), GSMFrobenius(7, small), GSMSpectral(7, 3, small),
         PoissonSampled(small, Gaussian(x)), SampledWithoutReplacement(100, 7, Laplace(x)),
         SampledWithReplacement(100, 7, Gaussian(x)), ShuffledBatches(1000, 64, Gaussian(x)),
+        RandomAllocation(2 ** 64 - 1, 3, Gaussian(x)),
         SelfComposed(Gaussian(x), 2 ** 63 + 1),
         Composed([Gaussian(x), Laplace(x), SelfComposed(GDP(x), 3)]),
         RepeatedSelected(Gaussian(x), "poisson", mean=1 + x), RepeatedSelected(Laplace(x), "geometric", gamma=small),

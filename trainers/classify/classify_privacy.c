@@ -100,9 +100,10 @@ int cls_check(size_t n, const dpt_cls_options *opt, dpa_error *err)
     if (opt->algorithm == DPT_CLS_DP_SGD) {
         int st = dpt_sampling_check(opt->sampling, n, opt->batch_size, opt->max_batch, err);
         if (st) return st;
-        if (opt->sampling == DPT_SAMPLING_TRUNCATED && opt->relation != DPA_ADD_REMOVE)
-            return dpt_fail(err, DPA_EINVAL, "dptrain: truncated sampling is accounted for add/remove neighbours only "
-                            "(relation add-remove)");
+        if ((opt->sampling == DPT_SAMPLING_TRUNCATED || opt->sampling == DPT_SAMPLING_BALLS_IN_BINS) &&
+            opt->relation != DPA_ADD_REMOVE)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: %s sampling is accounted for add/remove neighbours only "
+                            "(relation add-remove)", dpt_sampling_name(opt->sampling));
     }
     if (opt->algorithm == DPT_CLS_NOISY_CGD && opt->relation != DPA_REPLACE_ONE)
         return dpt_fail(err, DPA_EINVAL, "dptrain: NoisyCGD is accounted for replace-one neighbours only (its fixed batches "

@@ -135,9 +135,10 @@ int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *e
         int st = dpt_sampling_check(opt->sampling, train->n, opt->batch_size, opt->max_batch, err);
         if (st) return st;
         /* the GLM family is replace-one; truncated Poisson is analysed for add/remove */
-        if (opt->sampling == DPT_SAMPLING_TRUNCATED && opt->algorithm == DPT_DP_SGD)
-            return dpt_fail(err, DPA_EINVAL, "dptrain: truncated sampling is accounted for add/remove neighbours only, "
-                            "and the ReLU regression trainers account replace-one");
+        if ((opt->sampling == DPT_SAMPLING_TRUNCATED || opt->sampling == DPT_SAMPLING_BALLS_IN_BINS) &&
+            opt->algorithm == DPT_DP_SGD)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: %s sampling is accounted for add/remove neighbours only, "
+                            "and the ReLU regression trainers account replace-one", dpt_sampling_name(opt->sampling));
     }
     if (!(opt->clip > 0.0 && isfinite(opt->clip)) && (opt->clip_rule == DPT_CLIP_FIXED || sgd))
         return dpt_fail(err, DPA_EINVAL, "dptrain: the clip must be positive and finite, got %g", opt->clip);
