@@ -653,16 +653,20 @@ static void template_calibration(void *p)
 
 /* eps(delta=1e-5) of event e (built with err, freed here) by pld and by
  * rdp, each reported as "<method>: <what>". */
+/* `method`'s eps at delta 1e-5 of e, reported as "method: what" (e is kept). */
+static void method_epsilon(const char *method, const char *what, const char *size, dpa_event *e)
+{
+    struct query q = { method, e, 1e-5, 1.0 };
+    char name[64];
+    snprintf(name, sizeof name, "%s: %s, eps(delta=1e-5)", method, what);
+    report(name, size, epsilon_query, &q);
+}
+
 static void pld_and_rdp_epsilon(const char *what, const char *size, dpa_event *e, const dpa_error *err)
 {
     if (!e) die(err);
-    const char *methods[] = { "pld", "rdp" };
-    for (int m = 0; m < 2; m++) {
-        struct query q = { methods[m], e, 1e-5, 1.0 };
-        char name[64];
-        snprintf(name, sizeof name, "%s: %s, eps(delta=1e-5)", methods[m], what);
-        report(name, size, epsilon_query, &q);
-    }
+    method_epsilon("pld", what, size, e);
+    method_epsilon("rdp", what, size, e);
     dpa_event_free(e);
 }
 
@@ -701,12 +705,11 @@ static void shuffled_batches_benches(void)
     for (int i = 0; i < 3; i++) {
         dpa_event *e = dpa_event_shuffled_batches(1000000, 100, dpa_event_gaussian(1.0, &err), &err);
         if (epochs[i] > 1) e = dpa_event_self_composed(e, epochs[i], &err);
-        struct query q = { "batches", e, 1e-5, 1.0 };
-        if (!q.event) die(&err);
+        if (!e) die(&err);
         char size[64];
         snprintf(size, sizeof size, "T=10000/epoch, E=%llu", (unsigned long long)epochs[i]);
-        report("batches: shuffled batches, eps(delta=1e-5)", size, epsilon_query, &q);
-        dpa_event_free(q.event);
+        method_epsilon("batches", "shuffled batches", size, e);
+        dpa_event_free(e);
     }
 }
 
@@ -718,16 +721,13 @@ static void random_allocation_benches(void)
     dpa_error err = { 0 };
     const uint64_t steps[] = { 10000, 1000 };
     for (int i = 0; i < 2; i++) {
-        struct query q = { "rdp",
-                           dpa_event_self_composed(dpa_event_random_allocation(steps[i], 1, dpa_event_gaussian(1.0, &err),
-                                                                               &err),
-                                                   10, &err),
-                           1e-5, 1.0 };
-        if (!q.event) die(&err);
+        dpa_event *e = dpa_event_self_composed(
+            dpa_event_random_allocation(steps[i], 1, dpa_event_gaussian(1.0, &err), &err), 10, &err);
+        if (!e) die(&err);
         char size[64];
         snprintf(size, sizeof size, "T=%llu, 10 epochs, sigma=1", (unsigned long long)steps[i]);
-        report("rdp: random allocation, eps(delta=1e-5)", size, epsilon_query, &q);
-        dpa_event_free(q.event);
+        method_epsilon("rdp", "random allocation", size, e);
+        dpa_event_free(e);
     }
 }
 
