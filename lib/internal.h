@@ -20,6 +20,9 @@ struct dpa_event {
                            * (<= DPA_MAX_EVENT_DEPTH: bounds every recursive walk) */
     double repetitions;   /* the largest product of self_composed counts on a path
                            * to a leaf, rounded up (<= DPA_MAX_REPETITIONS) */
+    size_t list_len;      /* a leaf's list of components (mixture_of_gaussians): */
+    double *list;         /* owned; list_len sensitivities, then list_len
+                           * probabilities; NULL for every other kind */
 };
 
 /* The names of an event kind's slots as lib/event.c's table gives them:
