@@ -9,6 +9,7 @@
 #ifndef DPACCT_PLD_PAIR_H
 #define DPACCT_PLD_PAIR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The pair (P, Q) a profile describes.  The first three keep their meaning
@@ -34,9 +35,12 @@ typedef enum {
                            * max(delta of (q P + (1-q) Q, Q), delta of (Q, q P + (1-q) Q)),
                            * (P, Q) the pair `inner` (PLD_GAUSSIAN or a
                            * symmetric leaf) with this struct's parameters */
-    PLD_TRUNCATED_LAPLACE /* truncated Laplace shifted by the sensitivity 1 against centred:
+    PLD_TRUNCATED_LAPLACE, /* truncated Laplace shifted by the sensitivity 1 against centred:
                            * density e^{-eps|x - 1|} on [1 - A, 1 + A] against e^{-eps|x|}
                            * on [-A, A]; eps = eps, A = sigma (pld_mechanisms.c) */
+    PLD_MIXTURE_REMOVE,   /* sum_i p_i N(c_i, s^2) against N(0, s^2) (pld_mixture.c): s = sigma,
+                           * the components in mix (c_i >= 0), q = sum_i p_i (they are divided by it) */
+    PLD_MIXTURE_ADD       /* N(0, s^2) against that mixture */
 } pld_pair;
 
 typedef struct pld_profile {
@@ -54,6 +58,9 @@ typedef struct pld_profile {
     double log_norm;      /* discrete Gaussian: set by pld_profile_of_event or
                            * pld_profile_discrete_gaussian */
     int randomizer;       /* shuffle clones: the dpa_local_class */
+    const double *mix;    /* PLD_MIXTURE_*: mix_n sensitivities then mix_n probabilities,
+                           * borrowed (from the event; the pld accountant keeps a copy) */
+    size_t mix_n;
 } pld_profile;
 
 #endif
