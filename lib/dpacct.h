@@ -211,7 +211,9 @@ dpa_event *dpa_event_permute_and_flip(double epsilon, dpa_error *err);
  * sigma > 0 finite, each sensitivity finite and >= 0, each probability in
  * (0, 1], and they sum to 1 within 1e-9 (accountants divide by their sum).
  * The arrays are copied.  Accounted by pld (both directions) and rdp
- * (see docs/api.md); the other accountants refuse it. */
+ * (see docs/api.md); the other accountants refuse it, but for a mixture
+ * whose components all have one sensitivity c > 0: the Gaussian of noise
+ * multiplier sigma/c for every Gaussian-capable accountant. */
 #define DPA_MAX_MIXTURE_COMPONENTS 1024
 dpa_event *dpa_event_mixture_of_gaussians(double sigma, const double *sensitivities, const double *probabilities,
                                           size_t n, dpa_error *err);

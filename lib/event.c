@@ -678,6 +678,16 @@ static int add_inverse_variance(const dpa_event *e, double times, dpa_sum *sum,
         dpa_sum_add(sum, mu > 0.0 ? dpa_positive_up(times * mu * mu) : 0.0);
         return DPA_OK;
     }
+    case DPA_EVENT_MIXTURE_OF_GAUSSIANS: {
+        /* one sensitivity c > 0 for every component: the Gaussian of
+         * multiplier sigma/c, whatever the probabilities */
+        double c = e->list[0], m = c / e->param[0];
+        for (size_t i = 1; i < e->list_len; i++)
+            if (e->list[i] != c) c = 0.0;
+        if (c == 0.0) { *offender = e; return DPA_EUNSUPPORTED; }
+        dpa_sum_add(sum, dpa_positive_up(times * m * m));
+        return DPA_OK;
+    }
     case DPA_EVENT_SELF_COMPOSED:
         return add_inverse_variance(e->children[0], times_count(times, e->count[0]), sum, offender);
     case DPA_EVENT_SHUFFLED_BATCHES:

@@ -57,7 +57,8 @@ int dpa_event_visit_leaves(const dpa_event *e, dpa_leaf_visitor visit, void *ctx
                            dpa_error *err);
 
 /* 1/sigma^2 of a Gaussian event, mu^2 of a GDP event (the same pair of
- * distributions with sigma = 1/mu), and of any composition of those
+ * distributions with sigma = 1/mu), (c/sigma)^2 of a mixture of Gaussians
+ * whose components all have one sensitivity c > 0, and of any composition of those
  * (inverse variances add; compensated sum).  DPA_EUNSUPPORTED for anything
  * else, with *offender set to the first such event (err is left to the
  * caller, who knows why it wanted Gaussian noise). */

@@ -778,9 +778,10 @@ static int mixture_reduces(const dpa_event *e, double *c1, double *q)
 }
 
 /* The pairs of a mixture of Gaussians (add/remove only; not sampled):
- * one sensitivity is the Gaussian (0: no privacy loss, the (0, 0) pair),
- * {0, c} the Poisson-sampled Gaussian, exactly (the same specialised
- * forms), anything else the mixture pairs, which borrow the event's list. */
+ * sensitivities all 0 are no privacy loss (the (0, 0) pair), {0, c} the
+ * Poisson-sampled Gaussian, exactly (the same specialised forms), anything
+ * else the mixture pairs, which borrow the event's list.  (One sensitivity
+ * c > 0 is the Gaussian, found before: dpa_event_inverse_variance.) */
 static int mixture_pairs(const dpa_event *e, dpa_relation relation, int sampled, pld_profile pairs[2],
                          dpa_error *err)
 {
@@ -800,9 +801,7 @@ static int mixture_pairs(const dpa_event *e, dpa_relation relation, int sampled,
         } else if (!(sigma > 0.0 && isfinite(sigma))) {
             return dpa_fail(err, DPA_EUNSUPPORTED, "pld: mixture_of_gaussians with sigma / sensitivity = %g is "
                                                    "beyond the doubles", sigma);
-        } else if (q >= 1.0) {
-            pairs[0] = pairs[1] = (pld_profile){ .pair = PLD_GAUSSIAN, .sigma = sigma, .q = 1.0 };
-        } else {
+        } else {   /* (one sensitivity c > 0 is a Gaussian: dpa_event_inverse_variance) */
             pairs[0] = (pld_profile){ .pair = PLD_POISSON_REMOVE, .sigma = sigma, .q = q };
             pairs[1] = (pld_profile){ .pair = PLD_POISSON_ADD, .sigma = sigma, .q = q };
         }
