@@ -48,7 +48,7 @@
  * its terms' rounding) the bound says so: it is never clipped.
  */
 #include "pld_mixture.h"
-#include "pld_profiles.h"
+#include "gaussian_profile.h"
 #include "numerics.h"
 
 #include <float.h>
@@ -148,7 +148,7 @@ static double per_component(const mixture *m, double u, int add, double *relerr)
         double mi = m_of(m, i), li = l_of(mi, u), re;
         t[i] = -INFINITY;
         if (mi == 0.0) continue;   /* N(0) against N(0): nothing */
-        double ld = pld_gaussian_log_delta_relerr(mi, add ? -li : li, &re);
+        double ld = dpa_gaussian_pair_log_delta_relerr(mi, add ? -li : li, &re);
         t[i] = log_w(m, i) + ld + (add ? li - lu : 0.0);
         if (t[i] > -INFINITY) worst = fmax(worst, re);
         top = fmax(top, t[i]);

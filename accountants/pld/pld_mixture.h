@@ -2,7 +2,7 @@
  * pld_mixture.h - the profiles of the mixture-of-Gaussians pairs
  * (PLD_MIXTURE_REMOVE, PLD_MIXTURE_ADD; pld_mixture.c), called by the
  * dispatcher of pld_profiles.c.  They evaluate the Gaussian pair's profile
- * per component through pld_profiles.h.
+ * per component (lib/gaussian_profile.h) and call nothing in pld_profiles.c.
  */
 #ifndef DPACCT_PLD_MIXTURE_H
 #define DPACCT_PLD_MIXTURE_H

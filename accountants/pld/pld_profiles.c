@@ -77,36 +77,10 @@ static double add_log_delta(const pld_profile *p, double eps, double *log_ratio)
     return eps + log_difference(log_a, log_b, lr_mills, mills);
 }
 
-/* The Gaussian pair of mu = 1/sigma (N(mu, 1) against N(0, 1)) at any eps. */
-static double gaussian_mu_log_delta(double mu, double eps)
-{
-    if (eps >= 0.0) return dpa_gdp_log_delta(mu, eps);
-    /* delta(eps) = 1 - e^eps + e^eps delta(-eps): the pair is symmetric */
-    return log(-expm1(eps) + exp(eps + dpa_gdp_log_delta(mu, -eps)));
-}
-
 static double gaussian_log_delta(const pld_profile *p, double eps)
 {
-    return gaussian_mu_log_delta(1.0 / p->sigma, eps);
-}
-
-/* The relative error bound of exp(gaussian_mu_log_delta(mu, eps)), finite eps. */
-static double gaussian_mu_relerr(double mu, double epsilon)
-{
-    double ld = gaussian_mu_log_delta(mu, epsilon);
-    if (ld == -INFINITY) return 1e-13;  /* nothing to pad */
-    double r = dpa_gdp_delta_relerr(mu, fabs(epsilon));
-    if (epsilon >= 0.0) return r;
-    /* delta = 1 - e^eps + e^eps delta(-eps): only the second term's
-     * share carries that error (this also keeps it finite far out) */
-    double share = exp(epsilon + dpa_gdp_log_delta(mu, -epsilon) - ld);
-    return fmin(r, 1e-13 + 4.0 * DBL_EPSILON + (share > 0.0 ? fmin(share, 1.0) * r : 0.0));
-}
-
-double pld_gaussian_log_delta_relerr(double mu, double epsilon, double *relerr)
-{
-    *relerr = isfinite(epsilon) ? gaussian_mu_relerr(mu, epsilon) : 1e-13;
-    return gaussian_mu_log_delta(mu, epsilon);
+    double ignored;
+    return dpa_gaussian_pair_log_delta_relerr(1.0 / p->sigma, eps, &ignored);
 }
 
 /* ---- composite pairs -------------------------------------------------------------
@@ -469,7 +443,11 @@ static double poisson_relerr(const pld_profile *p, double epsilon, double ld, do
 double pld_profile_delta_relerr(const pld_profile *p, double epsilon)
 {
     if (!isfinite(epsilon)) return 1e-13;    /* delta is exactly 1 (eps = -inf), or the mass at +inf */
-    if (p->pair == PLD_GAUSSIAN) return gaussian_mu_relerr(1.0 / p->sigma, epsilon);
+    if (p->pair == PLD_GAUSSIAN) {
+        double relerr;
+        dpa_gaussian_pair_log_delta_relerr(1.0 / p->sigma, epsilon, &relerr);
+        return relerr;
+    }
     if (p->pair == PLD_SAMPLED_REMOVE || p->pair == PLD_SAMPLED_ADD || p->pair == PLD_WITHOUT_REPLACEMENT)
         return composite_delta_relerr(p, epsilon);
     if (p->pair == PLD_MIXTURE_REMOVE || p->pair == PLD_MIXTURE_ADD) {

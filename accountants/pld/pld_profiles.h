@@ -73,8 +73,4 @@ double pld_profile_log_excess_relerr(double epsilon, const pld_profile *p, doubl
 /* Whether pld_profile_log_excess_relerr provides the pair's excess. */
 int pld_profile_has_excess(const pld_profile *p);
 
-/* log delta(eps) of the Gaussian pair N(mu, 1) against N(0, 1) at any eps,
- * and its relative error bound in *relerr (pld_mixture.c's components). */
-double pld_gaussian_log_delta_relerr(double mu, double epsilon, double *relerr);
-
 #endif
