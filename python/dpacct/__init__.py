@@ -18,7 +18,7 @@ from .errors import (DpacctError, InvalidArgument, OutOfMemory, Unsupported, Acc
                      NoBracket, InternalError, FileError, LibraryNotFound)
 from .events import (Event, Gaussian, Laplace, RandomizedResponse, DiscreteGaussian, DiscreteLaplace, Exponential,
                      EpsilonDelta, ZCDP, GDP, TreeAggregation, NoisyCGD, Shuffled, TruncatedLaplace, GSMFrobenius,
-                     GSMSpectral, PermuteAndFlip, PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, SelfComposed,
+                     GSMSpectral, PermuteAndFlip, MixtureOfGaussians, PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, SelfComposed,
                      ShuffledBatches,
                      Composed, RepeatedSelected, NoOp)
 from .accountant import (Bound, Accountant, Calibration, calibrate, calibrate_noise_multiplier, accountant_names,
@@ -33,7 +33,7 @@ __all__ = [
     "InternalError", "FileError", "LibraryNotFound",
     "Event", "Gaussian", "Laplace", "RandomizedResponse", "DiscreteGaussian", "DiscreteLaplace", "Exponential",
     "EpsilonDelta", "ZCDP", "GDP", "TreeAggregation", "NoisyCGD", "Shuffled", "TruncatedLaplace", "GSMFrobenius",
-    "GSMSpectral", "PermuteAndFlip", "PoissonSampled", "SampledWithoutReplacement", "SampledWithReplacement", "SelfComposed",
+    "GSMSpectral", "PermuteAndFlip", "MixtureOfGaussians", "PoissonSampled", "SampledWithoutReplacement", "SampledWithReplacement", "SelfComposed",
     "ShuffledBatches",
     "Composed", "RepeatedSelected", "NoOp",
     "Bound", "Accountant", "Calibration", "calibrate", "calibrate_noise_multiplier", "accountant_names",
