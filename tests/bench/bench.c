@@ -651,19 +651,25 @@ static void template_calibration(void *p)
     dpa_event_template_free(t);
 }
 
+/* eps(delta = 1e-5) of `e` by pld and by rdp, timed; frees e. */
+static void pld_and_rdp(const char *what, const char *size, dpa_event *e, const dpa_error *err)
+{
+    if (!e) die(err);
+    const char *methods[] = { "pld", "rdp" };
+    for (int m = 0; m < 2; m++) {
+        struct query q = { methods[m], e, 1e-5, 1.0 };
+        char name[64];
+        snprintf(name, sizeof name, "%s: %s, eps(delta=1e-5)", methods[m], what);
+        report(name, size, epsilon_query, &q);
+    }
+    dpa_event_free(e);
+}
+
 static void issue_21_22_benches(void)
 {
     dpa_error err = { 0 };
-    const char *methods[] = { "pld", "rdp" };
-    for (int m = 0; m < 2; m++) {
-        struct query pf = { methods[m], dpa_event_self_composed(dpa_event_permute_and_flip(0.01, &err), 10000, &err),
-                            1e-5, 1.0 };
-        if (!pf.event) die(&err);
-        char name[64];
-        snprintf(name, sizeof name, "%s: permute_and_flip, eps(delta=1e-5)", methods[m]);
-        report(name, "eps0=0.01, T=10000", epsilon_query, &pf);
-        dpa_event_free(pf.event);
-    }
+    pld_and_rdp("permute_and_flip", "eps0=0.01, T=10000",
+                dpa_event_self_composed(dpa_event_permute_and_flip(0.01, &err), 10000, &err), &err);
     struct tradeoff_query tg = { "gaussian", dpa_event_self_composed(dpa_event_gaussian(100.0, &err), 10000, &err),
                                  0.01 };
     report("gaussian: tradeoff TPR(FPR=0.01)", "T=10000 (mu=1)", tradeoff_query, &tg);
@@ -701,6 +707,17 @@ static void shuffled_batches_benches(void)
         report("batches: shuffled batches, eps(delta=1e-5)", size, epsilon_query, &q);
         dpa_event_free(q.event);
     }
+}
+
+/* The mixture of Gaussians (pld_mixture.c): a three-component mixture
+ * (a banded matrix mechanism's shape: mostly unsampled, some steps hit
+ * twice) composed T = 1e4 times, by pld and by rdp. */
+static void mixture_benches(void)
+{
+    dpa_error err = { 0 };
+    const double c[3] = { 0.0, 1.0, 2.0 }, p[3] = { 0.99, 0.009, 0.001 };
+    pld_and_rdp("mixture of Gaussians", "3 components, T=10000",
+                dpa_event_self_composed(dpa_event_mixture_of_gaussians(1.0, c, p, 3, &err), 10000, &err), &err);
 }
 
 int main(void)
@@ -762,5 +779,6 @@ int main(void)
     seed_002_004_benches();
     issue_21_22_benches();
     shuffled_batches_benches();
+    mixture_benches();
     return 0;
 }
