@@ -212,7 +212,8 @@ static int mixture_of_gaussians(const rdp_state *s, const dpa_options *opt, cons
     }
     /* one sensitivity c: the Gaussian of multiplier sigma/c; {0, c}: the
      * Poisson-sampled one (whose add direction is below its remove one,
-     * Mironov, Talwar & Zhang 2019, Thm 5) */
+     * Mironov, Talwar & Zhang 2019, Thm 5, so its remove moment is the
+     * bound); more: the joint-convexity bound of both directions */
     int zero = m[0] == 0.0 ? 0 : k == 2 && m[1] == 0.0 ? 1 : -1;
     if (k == 1 && m[0] == 0.0) FILL(0.0 * alpha);   /* P = Q */
     else if (k == 1) FILL(rdp_gaussian(1.0 / m[0], alpha));

@@ -307,91 +307,32 @@ double rdp_pure_dp(double epsilon, double alpha)
 /* ---- mixture of Gaussians ---------------------------------------------------
  *
  * P = sum_i w_i N(m_i, 1) against Q = N(0, 1) (units of sigma; m_i >= 0,
- * sum w_i = 1).  Remove direction at an integer order a: with
- * (P/Q)(x) = sum_i w_i e^{m_i x - m_i^2/2}, the multinomial expansion of
- * its a-th power and E_Q[e^{t x}] = e^{t^2/2} give
- *   E_Q[(P/Q)^a] = sum_{a_1 + ... + a_n = a} (a; a_1..a_n) prod_i w_i^{a_i}
- *                  exp(((sum_i a_i m_i)^2 - sum_i a_i m_i^2) / 2),
- * positive terms (Choquette-Choo, Ganesh, Steinke & Thakurta, ICLR 2024,
- * write the same moment).  A fractional order is bounded by the next
- * integer (D_a grows with a).  Add direction, D_a(Q || P): t -> t^{1-a}
- * is convex for a > 1, so (sum_i w_i P_i)^{1-a} <= sum_i w_i P_i^{1-a}
- * and E_P[(Q/P)^a] = int Q^a P^{1-a} <= sum_i w_i e^{a (a-1) m_i^2 / 2}
- * (joint convexity; loose, but no tighter certified form is known). */
-
-typedef struct {
-    const double *m, *lw;
-    size_t n;
-    unsigned a;
-    double top, sum;     /* the running log-sum-exp: e^top * sum */
-    double mag;          /* the largest magnitude entering a term's exponent */
-} moment_walk;
-
-static void moment_add(moment_walk *w, double t)
+ * sum w_i = 1), either direction.  (a - 1) D_a is the log of
+ * int P^a Q^{1-a}, jointly convex in (P, Q) for a > 1 (t^a s^{1-a} is a
+ * perspective of a convex function), so for the mixture
+ *   int P^a Q^{1-a} <= sum_i w_i int P_i^a Q^{1-a} = sum_i w_i e^{a (a-1) m_i^2 / 2},
+ * and the same for int Q^a P^{1-a} (D_a of two Gaussians of one variance
+ * is symmetric): both directions are at most
+ *   log(sum_i w_i e^{a (a-1) m_i^2 / 2}) / (a - 1).
+ * The remove direction's moment is known exactly at integer orders
+ * (the multinomial expansion: sum over a_1 + ... + a_n = a of
+ * (a; a_1..a_n) prod w_i^{a_i} e^{((sum a_i m_i)^2 - sum a_i m_i^2)/2},
+ * Choquette-Choo et al., ICLR 2024), but by the same convexity it never
+ * exceeds this bound, and the add direction has no tighter certified form
+ * known here: the bound is what decides, so it alone is computed. */
+double rdp_mixture_of_gaussians(const double *m, const double *lw, size_t n, double alpha)
 {
-    if (t > w->top) {
-        w->sum = w->sum * exp(w->top - t) + 1.0;
-        w->top = t;
-    } else
-        w->sum += exp(t - w->top);
-}
-
-/* Components i.. share the r remaining of the order; the prefix so far
- * has the log coefficient lc and sums s1 = sum a_j m_j, s2 = sum a_j m_j^2. */
-static void moment_terms(moment_walk *w, size_t i, unsigned r, double lc, double s1, double s2)
-{
-    if (i + 1 == w->n || r == 0) {
-        double k = (double)r;
-        if (r > 0) {
-            lc += k * w->lw[i] - lgamma(k + 1.0);
-            s1 += k * w->m[i];
-            s2 += k * w->m[i] * w->m[i];
-        }
-        double t = lc + 0.5 * (s1 * s1 - s2);
-        w->mag = fmax(w->mag, fabs(lc) + 0.5 * (s1 * s1 + s2));
-        moment_add(w, t);
-        return;
-    }
-    for (unsigned k = 0; k <= r; k++) {
-        double kk = (double)k;
-        moment_terms(w, i + 1, r - k, lc + kk * w->lw[i] - lgamma(kk + 1.0), s1 + kk * w->m[i],
-                     s2 + kk * w->m[i] * w->m[i]);
-    }
-}
-
-/* The terms of the expansion at order a, at most MOMENT_BUDGET of them. */
-#define MOMENT_BUDGET 2e6
-
-static double mixture_remove(const double *m, const double *lw, size_t n, unsigned a)
-{
-    /* C(a + n - 1, n - 1) terms */
-    double terms = exp(lgamma(a + (double)n) - lgamma(a + 1.0) - lgamma((double)n));
-    if (!(terms <= MOMENT_BUDGET)) return INFINITY;
-    moment_walk w = { m, lw, n, a, -INFINITY, 0.0, 0.0 };
-    moment_terms(&w, 0, a, lgamma(a + 1.0), 0.0, 0.0);
-    /* each exponent is off by a few ulps of its magnitude, the sum by an
-     * ulp a term */
-    double log_moment = w.top + log(w.sum) + 16.0 * DBL_EPSILON * (1.0 + w.mag) + 2.0 * terms * DBL_EPSILON;
-    return fmax(0.0, log_moment) / (a - 1.0) * (1.0 + 2.0 * DBL_EPSILON);
-}
-
-static double mixture_add(const double *m, const double *lw, size_t n, double alpha)
-{
+    if (!(alpha > 1.0)) return NAN;
     double top = -INFINITY, sum = 0.0, mag = 0.0;
     for (size_t i = 0; i < n; i++) {
         double t = lw[i] + 0.5 * alpha * (alpha - 1.0) * m[i] * m[i];
         mag = fmax(mag, fabs(lw[i]) + fabs(t));
         top = fmax(top, t);
     }
+    if (!isfinite(top)) return top;
     for (size_t i = 0; i < n; i++) sum += exp(lw[i] + 0.5 * alpha * (alpha - 1.0) * m[i] * m[i] - top);
+    /* each exponent is off by a few ulps of its magnitude, the sum by an
+     * ulp a term */
     double log_moment = top + log(sum) + 16.0 * DBL_EPSILON * (1.0 + mag + (double)n);
     return fmax(0.0, log_moment) / (alpha - 1.0) * (1.0 + 2.0 * DBL_EPSILON);
-}
-
-double rdp_mixture_of_gaussians(const double *m, const double *lw, size_t n, double alpha)
-{
-    if (!(alpha > 1.0)) return NAN;
-    double up = ceil(alpha);
-    double remove = up < 4294967296.0 ? mixture_remove(m, lw, n, (unsigned)up) : INFINITY;
-    return fmax(remove, mixture_add(m, lw, n, alpha));
 }

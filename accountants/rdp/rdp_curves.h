@@ -36,12 +36,10 @@ double rdp_randomized_response(double epsilon, double k, double alpha);
 
 /* Mixture of Gaussians (Choquette-Choo, Ganesh, Steinke & Thakurta, ICLR
  * 2024), add/remove: sum_i w_i N(m_i, 1) against N(0, 1), n components of
- * m_i >= 0 (sensitivity / sigma) and log weights lw_i (summing to 1, no
- * two m_i equal).  The larger of the two directions: the remove direction
- * exact at integer orders (multinomial expansion; a fractional order
- * takes the next integer's), +inf where the expansion would exceed two
- * million terms; the add direction by joint convexity,
- * log(sum_i w_i e^{a(a-1) m_i^2/2})/(a-1), a loose bound. */
+ * m_i >= 0 (sensitivity / sigma) and log weights lw_i (their weights
+ * summing to 1), either direction, any real order: by joint convexity,
+ * log(sum_i w_i e^{a(a-1) m_i^2/2})/(a-1) (rdp_curves.c: the remove
+ * direction's exact moment never exceeds it; a loose bound). */
 double rdp_mixture_of_gaussians(const double *m, const double *lw, size_t n, double alpha);
 
 #endif
