@@ -3,7 +3,9 @@
  * Steinke & Thakurta, ICLR 2024) in pld and rdp, against independent
  * references:
  *  - one step of both worlds against mpmath quadrature of
- *    max(0, p - e^eps q) at 50 digits (tests/ref/mixture_gaussians.py);
+ *    max(0, p - e^eps q) at 50 digits (tests/ref/mixture_gaussians.py),
+ *    and far tails (delta below 1e-180) against its two-term formula at
+ *    80 digits;
  *  - twenty steps against the same script's lattice composition by FFT
  *    (rounded up and down: a bracket of its own);
  *  - {0: 1 - q, c: q} against the Poisson-sampled Gaussian (the same
@@ -79,6 +81,38 @@ START_TEST(one_step_profile_matches_quadrature)
         ck_assert(pld_profile_delta_relerr(&copy, eps) == re);
     }
     dpa_event_free(e);
+}
+END_TEST
+
+/* tests/ref/mixture_gaussians.py, part 3: far tails, beyond the doubles
+ * (log delta), { sigma, world, eps, log delta } of the mixtures
+ * sigma 5 {0: 0.5, 1: 0.3, 2: 0.2} and sigma 1 {0.5: 0.2, 1: 0.5, 2: 0.3}
+ * (no component at 0). */
+static const double far_ref[][4] = {
+    { 5, 0, 10, -425.24724994493141 },
+    { 5, 0, 40, -5402.403592393983 },
+    { 1, 1, 20, -676.08573934610739 },
+    { 1, 1, 40, -2938.8009851159914 },
+};
+
+START_TEST(far_tails_within_their_bound)
+{
+    const double c5[3] = { 0.0, 1.0, 2.0 }, p5[3] = { 0.5, 0.3, 0.2 };
+    const double c1[3] = { 0.5, 1.0, 2.0 }, p1[3] = { 0.2, 0.5, 0.3 };
+    for (size_t i = 0; i < sizeof far_ref / sizeof far_ref[0]; i++) {
+        dpa_error err = { 0 };
+        int five = far_ref[i][0] == 5.0, w = (int)far_ref[i][1];
+        dpa_event *e = dpa_event_mixture_of_gaussians(far_ref[i][0], five ? c5 : c1, five ? p5 : p1, 3, &err);
+        pld_profile pairs[2];
+        ck_assert_int_eq(pld_profile_of_event(e, DPA_ADD_REMOVE, pairs, &err), DPA_OK);
+        double re, ld = pld_profile_log_delta_relerr(far_ref[i][2], &pairs[w], &re);
+        /* |delta/ref - 1| <= relerr, in logs (a few ulps of |ld| for the comparison) */
+        double off = fabs(ld - far_ref[i][3]), slack = 8.0 * DBL_EPSILON * fabs(ld);
+        ck_assert_msg(off <= -log1p(-fmin(re, 0.5)) + slack, "case %zu: log delta %.17g against %.17g (relerr %g)",
+                      i, ld, far_ref[i][3], re);
+        ck_assert_msg(re < 1e-9, "case %zu: relerr %g", i, re);
+        dpa_event_free(e);
+    }
 }
 END_TEST
 
@@ -442,6 +476,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, one_step_profile_matches_quadrature);
+    tcase_add_test(tc, far_tails_within_their_bound);
     tcase_add_test(tc, one_step_accountant_contains_quadrature);
     tcase_add_test(tc, twenty_steps_match_lattice_composition);
     tcase_add_test(tc, poisson_special_case_is_poisson);

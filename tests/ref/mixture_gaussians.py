@@ -25,6 +25,11 @@ The pair, sigma = 1.3, c = [0, 1, 2.5], p = [0.6, 0.3, 0.1]:
    delta = sum_k mass_k (1 - e^{eps - k h})_+ of each; the FFT's rounding
    (about 1e-16 of the total mass per entry) is far below the widths.
 
+3. Far tails, where quadrature loses its digits: the two-term formula
+   delta_R = sum_i p_i Phibar((x - c_i)/s) - e^eps Phibar(x/s) at the root x
+   of the loss (mpmath.findroot), at 80 digits, reported as log delta
+   (these are far below the doubles).
+
 Run: /usr/bin/python3 tests/ref/mixture_gaussians.py   (prints the values the test records)
 """
 import mpmath as mp
@@ -127,11 +132,32 @@ def composed_bracket(world, eps_list, h=5e-5):
     return out
 
 
+def far_tail_log_delta(s, c, p, eps, world):
+    """log delta(eps) by the two-term formula at the loss's root, 80 digits."""
+    mp.mp.dps = 80
+    s, eps = mp.mpf(s), mp.mpf(eps)
+    loss = lambda x: mp.log(sum(mp.mpf(pi) * mp.exp((ci * x - mp.mpf(ci) ** 2 / 2) / s ** 2) for ci, pi in zip(c, p)))
+    t = eps if world == 0 else -eps
+    x = mp.findroot(lambda x: loss(x) - t, s ** 2 * t / max(c) + mp.mpf(max(c)) / 2, tol=mp.mpf(10) ** -70)
+    if world == 0:
+        d = sum(mp.mpf(pi) * mp.ncdf(-(x - ci) / s) for ci, pi in zip(c, p)) - mp.exp(eps) * mp.ncdf(-x / s)
+    else:
+        d = mp.ncdf(x / s) - mp.exp(eps) * sum(mp.mpf(pi) * mp.ncdf((x - ci) / s) for ci, pi in zip(c, p))
+    return mp.log(d)
+
+
+FAR = [(5.0, [0.0, 1.0, 2.0], [0.5, 0.3, 0.2], 10.0, 0), (5.0, [0.0, 1.0, 2.0], [0.5, 0.3, 0.2], 40.0, 0),
+       (1.0, [0.5, 1.0, 2.0], [0.2, 0.5, 0.3], 20.0, 1), (1.0, [0.5, 1.0, 2.0], [0.2, 0.5, 0.3], 40.0, 1)]
+
+
 if __name__ == "__main__":
     print("one step, delta(eps) (remove world 0, add world 1):")
     for world, eps_list in ((0, [-0.5, 0.0, 0.5, 1.0, 2.0, 4.0, 8.0]), (1, [-0.5, 0.0, 0.3, 0.5, 0.51, 1.0])):
         for eps in eps_list:
             print("  { %d, %g, %s }," % (world, eps, mp.nstr(one_step(eps, world), 17)))
+    print("far tails, log delta(eps):")
+    for s_, c, p, eps, world in FAR:
+        print("  { %g, %d, %g, %s }," % (s_, world, eps, mp.nstr(far_tail_log_delta(s_, c, p, eps, world), 17)))
     print("twenty steps, [lower, upper] of delta(eps):")
     for world in (0, 1):
         eps_list = [1.0, 2.0, 4.0]
