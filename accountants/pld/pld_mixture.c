@@ -185,8 +185,8 @@ static double bracketed(const mixture *m, double eps, int add, double *relerr)
 {
     double lo, hi, r_lo, r_hi;
     if (root_bracket(m, add ? -eps : eps, &lo, &hi)) {
-        *relerr = 1.0;         /* delta <= 1, and no more is known */
-        return 0.0;
+        *relerr = 1.0;         /* delta in [0, 1] and no more is known: 1/2 +- 1/2 */
+        return -M_LN2;
     }
     /* remove: the larger delta at lo (L(lo) <= eps); add: at hi */
     double big = per_component(m, add ? hi : lo, add, &r_hi);
@@ -201,7 +201,11 @@ static double bracketed(const mixture *m, double eps, int add, double *relerr)
     double sens = exp(eps + log_q_at(m, u, add) - mid);
     if (!isfinite(sens)) sens = DBL_MAX;
     double kappa = loss_rounding(m, lo) + loss_rounding(m, hi);
-    *relerr = 1e-13 + spread + fmax(r_lo, r_hi) + 2.0 * kappa * (1.0 + sens);
+    /* the three factors compose: delta lies within mid (1 +- spread), each
+     * end within its terms' bound, and the losses' rounding moves it by
+     * 2 kappa (1 + S) at most */
+    double r = fmax(r_lo, r_hi), k = 2.0 * kappa * (1.0 + sens);
+    *relerr = 1e-13 + (1.0 + spread) * (1.0 + r) * (1.0 + k) - 1.0;
     return mid;
 }
 
