@@ -157,6 +157,7 @@ typedef enum dpa_event_kind {
     DPA_EVENT_SHUFFLED_BATCHES,
     DPA_EVENT_TRUNCATED_POISSON,
     DPA_EVENT_RANDOM_ALLOCATION,
+    DPA_EVENT_MIXTURE_OF_GAUSSIANS,
     DPA_EVENT_INVALID = -1 /* not a kind: dpa_event_get_kind(NULL) */
 } dpa_event_kind;
 
@@ -203,6 +204,21 @@ dpa_event *dpa_event_exponential(double epsilon, dpa_error *err);
  * epsilon: eps-DP (their Thm 1), accounted as pure eps-DP (unlike the
  * exponential mechanism it is not known to be eps-bounded range). */
 dpa_event *dpa_event_permute_and_flip(double epsilon, dpa_error *err);
+/* The mixture of Gaussians (Choquette-Choo, Ganesh, Steinke & Thakurta,
+ * "Privacy amplification for matrix mechanisms", ICLR 2024): on one
+ * dataset the output is N(0, sigma^2), on its neighbour the mixture
+ * sum_i probabilities[i] N(sensitivities[i], sigma^2), n components
+ * (1 <= n <= DPA_MAX_MIXTURE_COMPONENTS).  A sensitivity may be 0 (the
+ * record not used); Poisson sampling of a Gaussian is {0: 1 - q, 1: q}.
+ * sigma > 0 finite, each sensitivity finite and >= 0, each probability in
+ * (0, 1], and they sum to 1 within 1e-9 (accountants divide by their sum).
+ * The arrays are copied.  Accounted by pld (both directions) and rdp
+ * (see docs/api.md); the other accountants refuse it, but for a mixture
+ * whose components all have one sensitivity c > 0: the Gaussian of noise
+ * multiplier sigma/c for every Gaussian-capable accountant. */
+#define DPA_MAX_MIXTURE_COMPONENTS 1024
+dpa_event *dpa_event_mixture_of_gaussians(double sigma, const double *sensitivities, const double *probabilities,
+                                          size_t n, dpa_error *err);
 /* A black box known only to be (epsilon, delta)-DP. */
 dpa_event *dpa_event_epsilon_delta(double epsilon, double delta, dpa_error *err);
 /* (xi, rho)-approximate zCDP: D_alpha <= xi + rho * alpha for all alpha > 1. */
@@ -352,6 +368,12 @@ dpa_event_kind dpa_event_get_kind(const dpa_event *e);   /* DPA_EVENT_INVALID fo
 double dpa_event_param(const dpa_event *e, unsigned i);
 /* Integer parameter i (counts, sizes); 0 if none or e is NULL. */
 uint64_t dpa_event_count(const dpa_event *e, unsigned i);
+/* The components of a mixture_of_gaussians event: their number (0 for any
+ * other event or NULL), and component i's sensitivity and probability (NaN
+ * when i >= that number). */
+size_t dpa_event_num_components(const dpa_event *e);
+double dpa_event_component_sensitivity(const dpa_event *e, size_t i);
+double dpa_event_component_probability(const dpa_event *e, size_t i);
 /* 0 for a leaf or a NULL e. */
 size_t dpa_event_num_children(const dpa_event *e);
 /* Child i, NULL if i is out of range or e is NULL. */

@@ -48,6 +48,8 @@ static const struct {
     [DPA_EVENT_SHUFFLED_BATCHES] = { "shuffled_batches", { 0 }, { "n", "m" } },
     [DPA_EVENT_TRUNCATED_POISSON] = { "truncated_poisson", { "q" }, { "n", "max_batch" } },
     [DPA_EVENT_RANDOM_ALLOCATION] = { "random_allocation", { 0 }, { "steps", "selected" } },
+    /* and its list: sensitivities, probabilities (event_text.c, event_json.c) */
+    [DPA_EVENT_MIXTURE_OF_GAUSSIANS] = { "mixture_of_gaussians", { "sigma" }, { 0 } },
 };
 
 static dpa_event *event_new(dpa_event_kind kind, dpa_error *err)
@@ -166,6 +168,53 @@ dpa_event *dpa_event_permute_and_flip(double epsilon, dpa_error *err)
     REQUIRE(positive_finite(epsilon), "permute_and_flip: epsilon must be positive and finite, got %g", epsilon);
     dpa_event *e = event_new(DPA_EVENT_PERMUTE_AND_FLIP, err);
     if (e) e->param[0] = epsilon;
+    return e;
+}
+
+/* The probabilities' sum, compensated, and whether each lies in (0, 1]
+ * (else *bad is the first that does not); the sensitivities' first that is
+ * not finite and >= 0 in *bad_c (n when all are). */
+static double mixture_check(const double *c, const double *p, size_t n, size_t *bad_c, size_t *bad_p)
+{
+    dpa_sum sum = { 0 };
+    *bad_c = *bad_p = n;
+    for (size_t i = n; i-- > 0;) {
+        if (!(c[i] >= 0.0 && isfinite(c[i]))) *bad_c = i;
+        if (!(p[i] > 0.0 && p[i] <= 1.0)) *bad_p = i;
+        else dpa_sum_add(&sum, p[i]);
+    }
+    return dpa_sum_value(&sum);
+}
+
+dpa_event *dpa_event_mixture_of_gaussians(double sigma, const double *sensitivities, const double *probabilities,
+                                          size_t n, dpa_error *err)
+{
+    REQUIRE(sensitivities && probabilities, "mixture_of_gaussians: %s is NULL",
+            sensitivities ? "probabilities" : "sensitivities");
+    REQUIRE(n >= 1, "mixture_of_gaussians: needs at least one component (n is 0)");
+    REQUIRE(n <= DPA_MAX_MIXTURE_COMPONENTS, "mixture_of_gaussians: %zu components, more than %d "
+            "(DPA_MAX_MIXTURE_COMPONENTS)", n, DPA_MAX_MIXTURE_COMPONENTS);
+    REQUIRE(positive_finite(sigma), "mixture_of_gaussians: sigma must be positive and finite, got %g", sigma);
+    size_t bad_c, bad_p;
+    double sum = mixture_check(sensitivities, probabilities, n, &bad_c, &bad_p);
+    REQUIRE(bad_c == n, "mixture_of_gaussians: sensitivities[%zu] must be finite and >= 0, got %g", bad_c,
+            bad_c < n ? sensitivities[bad_c] : 0.0);
+    REQUIRE(bad_p == n, "mixture_of_gaussians: probabilities[%zu] must lie in (0, 1], got %g", bad_p,
+            bad_p < n ? probabilities[bad_p] : 0.0);
+    REQUIRE(fabs(sum - 1.0) <= 1e-9, "mixture_of_gaussians: the probabilities must sum to 1 (within 1e-9), "
+            "they sum to %.17g", sum);
+    dpa_event *e = event_new(DPA_EVENT_MIXTURE_OF_GAUSSIANS, err);
+    double *list = e ? malloc(2 * n * sizeof *list) : NULL;
+    if (!list) {
+        if (e) dpa_fail(err, DPA_ENOMEM, "mixture_of_gaussians: out of memory for %zu components", n);
+        free(e);
+        return NULL;
+    }
+    memcpy(list, sensitivities, n * sizeof *list);
+    memcpy(list + n, probabilities, n * sizeof *list);
+    e->param[0] = sigma;
+    e->list = list;
+    e->list_len = n;
     return e;
 }
 
@@ -537,6 +586,7 @@ void dpa_event_free(dpa_event *e)
     if (!e) return;
     for (size_t i = 0; i < e->num_children; i++) dpa_event_free(e->children[i]);
     free(e->children);
+    free(e->list);
     free(e);
 }
 
@@ -549,9 +599,15 @@ dpa_event *dpa_event_copy(const dpa_event *e, dpa_error *err)
     memcpy(c->count, e->count, sizeof c->count);
     c->depth = e->depth;
     c->repetitions = e->repetitions;
+    if (e->list_len) {
+        c->list = malloc(2 * e->list_len * sizeof *c->list);
+        if (!c->list) { free(c); dpa_fail(err, DPA_ENOMEM, "out of memory"); return NULL; }
+        memcpy(c->list, e->list, 2 * e->list_len * sizeof *c->list);
+        c->list_len = e->list_len;
+    }
     if (e->num_children) {
         c->children = calloc(e->num_children, sizeof *c->children);
-        if (!c->children) { free(c); dpa_fail(err, DPA_ENOMEM, "out of memory"); return NULL; }
+        if (!c->children) { dpa_event_free(c); dpa_fail(err, DPA_ENOMEM, "out of memory"); return NULL; }
         c->num_children = e->num_children;
         for (size_t i = 0; i < e->num_children; i++) {
             c->children[i] = dpa_event_copy(e->children[i], err);
@@ -571,6 +627,18 @@ double dpa_event_param(const dpa_event *e, unsigned i)
 uint64_t dpa_event_count(const dpa_event *e, unsigned i)
 {
     return e && i < DPA_EVENT_MAX_COUNTS ? e->count[i] : 0;
+}
+
+size_t dpa_event_num_components(const dpa_event *e) { return e ? e->list_len : 0; }
+
+double dpa_event_component_sensitivity(const dpa_event *e, size_t i)
+{
+    return e && i < e->list_len ? e->list[i] : NAN;
+}
+
+double dpa_event_component_probability(const dpa_event *e, size_t i)
+{
+    return e && i < e->list_len ? e->list[e->list_len + i] : NAN;
 }
 
 size_t dpa_event_num_children(const dpa_event *e) { return e ? e->num_children : 0; }
@@ -661,6 +729,16 @@ static int add_inverse_variance(const dpa_event *e, double times, dpa_sum *sum,
         double mu;
         if (dpa_event_noisy_cgd_mu(e, &mu)) { *offender = e; return DPA_EINVAL; }
         dpa_sum_add(sum, mu > 0.0 ? dpa_positive_up(times * mu * mu) : 0.0);
+        return DPA_OK;
+    }
+    case DPA_EVENT_MIXTURE_OF_GAUSSIANS: {
+        /* one sensitivity c > 0 for every component: the Gaussian of
+         * multiplier sigma/c, whatever the probabilities */
+        double c = e->list[0], m = c / e->param[0];
+        for (size_t i = 1; i < e->list_len; i++)
+            if (e->list[i] != c) c = 0.0;
+        if (c == 0.0) { *offender = e; return DPA_EUNSUPPORTED; }
+        dpa_sum_add(sum, dpa_positive_up(times * m * m));
         return DPA_OK;
     }
     case DPA_EVENT_SELF_COMPOSED:

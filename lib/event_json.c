@@ -13,7 +13,9 @@
  *              "event": {"kind": "gaussian", "sigma": 1.1}}}
  *
  * Parameters are JSON numbers, except the words (repeated_selected's
- * "distribution", shuffled's "randomizer"), which are strings; a count
+ * "distribution", shuffled's "randomizer"), which are strings, and
+ * mixture_of_gaussians' "sensitivities" and "probabilities", arrays of
+ * numbers; a count
  * above 2^63 - 1 (jansson's integers are 64-bit signed) is written as a
  * string of digits.  A document is one event, an array of events (their
  * composition), or several events one after the other -- a ledger, one
@@ -33,18 +35,29 @@
 
 /* ---- writing ------------------------------------------------------------- */
 
+/* The significant digits x needs to read back. */
+static int digits_of(double x)
+{
+    char num[40];
+    dpa_format_double(x, num, sizeof num);
+    int d = 0;
+    for (const char *c = num; *c && *c != 'e'; c++) d += *c >= '0' && *c <= '9';
+    /* leading zeros of 0.00123 are not significant, but counting them
+     * only asks for more digits than needed, which read back the same */
+    return d;
+}
+
 /* The most significant digits any parameter of e needs to read back. */
 static int digits_needed(const dpa_event *e)
 {
     int most = 1;
     for (unsigned i = 0; i < DPA_EVENT_MAX_PARAMS; i++) {
         if (!event_param_name(e->kind, e->count[0], i)) continue;
-        char num[40];
-        dpa_format_double(e->param[i], num, sizeof num);
-        int d = 0;
-        for (const char *c = num; *c && *c != 'e'; c++) d += *c >= '0' && *c <= '9';
-        /* leading zeros of 0.00123 are not significant, but counting them
-         * only asks for more digits than needed, which read back the same */
+        int d = digits_of(e->param[i]);
+        if (d > most) most = d;
+    }
+    for (size_t i = 0; i < 2 * e->list_len; i++) {
+        int d = digits_of(e->list[i]);
         if (d > most) most = d;
     }
     for (size_t i = 0; i < e->num_children; i++) {
@@ -59,6 +72,18 @@ static int set(json_t *obj, const char *key, json_t *value)
     return value ? json_object_set_new(obj, key, value) : -1;
 }
 
+/* A JSON array of the n numbers. */
+static json_t *json_list(const double *x, size_t n)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < n; i++)
+        if (json_array_append_new(list, json_real(x[i]))) {
+            json_decref(list);
+            return NULL;
+        }
+    return list;
+}
+
 static json_t *to_json(const dpa_event *e)
 {
     json_t *obj = json_object();
@@ -69,6 +94,10 @@ static json_t *to_json(const dpa_event *e)
     for (unsigned i = 0; i < DPA_EVENT_MAX_PARAMS && !bad; i++) {
         const char *name = event_param_name(e->kind, e->count[0], i);
         if (name) bad |= set(obj, name, json_real(e->param[i]));
+    }
+    if (e->list_len && !bad) {
+        bad |= set(obj, EVENT_LIST_SENSITIVITIES, json_list(e->list, e->list_len));
+        bad |= set(obj, EVENT_LIST_PROBABILITIES, json_list(e->list + e->list_len, e->list_len));
     }
     for (unsigned i = 0; i < DPA_EVENT_MAX_COUNTS && !bad; i++) {
         const char *name = dpa_event_slot_name(e->kind, 1, i);
@@ -181,6 +210,26 @@ static dpa_event *from_list(reader *r, json_t *list, size_t depth)
     return event_build(&p, DPA_EVENT_COMPOSED, 0, NULL, 0, kids, n);
 }
 
+/* A JSON array of numbers into a->list (one to
+ * DPA_MAX_MIXTURE_COMPONENTS of them). */
+static int list_argument(parser *p, argument *a, json_t *value, const char *kname)
+{
+    size_t n = json_array_size(value);
+    a->is_list = 1;
+    if (n == 0) return event_fail_at(p, 0, "%s: %s is an empty list (it needs one value or more)", kname, a->name);
+    if (n > DPA_MAX_MIXTURE_COMPONENTS)
+        return event_fail_at(p, 0, "%s: %s has %zu values, more than %d (DPA_MAX_MIXTURE_COMPONENTS)", kname,
+                             a->name, n, DPA_MAX_MIXTURE_COMPONENTS);
+    a->list = malloc(n * sizeof *a->list);
+    if (!a->list) return dpa_fail(p->err, DPA_ENOMEM, "event JSON: out of memory");
+    for (size_t i = 0; i < n; i++) {
+        json_t *x = json_array_get(value, i);
+        if (!json_is_number(x)) return event_fail_at(p, 0, "%s: %s[%zu] needs a number", kname, a->name, i);
+        a->list[a->list_len++] = json_number_value(x);
+    }
+    return DPA_OK;
+}
+
 static dpa_event *from_json(reader *r, json_t *v, size_t depth)
 {
     parser p = { NULL, 0, r->err, r->buf, r->fill, DPA_EVENT_INVALID };
@@ -259,6 +308,8 @@ static dpa_event *from_json(reader *r, json_t *v, size_t depth)
             a->is_string = 1;
             a->value = json_string_value(value);
             a->value_len = json_string_length(value);
+        } else if (json_is_array(value)) {
+            if (list_argument(&p, a, value, dpa_event_kind_name(kind))) goto fail;
         } else {
             event_fail_at(&p, 0, "%s: %s needs a number%s", dpa_event_kind_name(kind), key,
                           kind == DPA_EVENT_REPEATED_SELECTED || kind == DPA_EVENT_SHUFFLED ? " or a word" : "");
@@ -267,13 +318,13 @@ static dpa_event *from_json(reader *r, json_t *v, size_t depth)
     }
     {
         dpa_event *e = event_build(&p, kind, 0, args, nargs, kids, nkids);
-        free(args);
+        event_arguments_free(args, nargs);
         return e;
     }
 fail:
     for (size_t i = 0; i < nkids; i++) dpa_event_free(kids[i]);
     free(kids);
-    free(args);
+    event_arguments_free(args, nargs);
     return NULL;
 }
 

@@ -40,9 +40,19 @@ typedef struct {
     double number;
     char digits[24];          /* JSON: an integer's digits (value points here) */
     int used;
+    int is_list;              /* a list of numbers, [x, y, ...] (mixture_of_gaussians) */
+    double *list;             /* its values (owned: event_arguments_free) */
+    size_t list_len;
 } argument;
 
 #define MAX_ARGUMENTS 16
+
+/* The names of mixture_of_gaussians' two lists, as written. */
+#define EVENT_LIST_SENSITIVITIES "sensitivities"
+#define EVENT_LIST_PROBABILITIES "probabilities"
+
+/* Frees the lists the n arguments hold, then args itself. */
+void event_arguments_free(argument *args, size_t n);
 
 /* DPA_EINVAL with "event text, position N: ..." (at: 0-based offset) or
  * "event JSON, at PATH: ...". */

@@ -47,6 +47,7 @@ static const struct {
     { DPA_EVENT_DISCRETE_LAPLACE, "scale", DPA_SEARCH_SMALLEST, 1e-6, 1e9, 1.0 },
     { DPA_EVENT_TREE_AGGREGATION, "sigma", DPA_SEARCH_SMALLEST, 1e-6, 1e9, 1.0 },
     { DPA_EVENT_NOISY_CGD, "sigma", DPA_SEARCH_SMALLEST, 1e-6, 1e9, 1.0 },
+    { DPA_EVENT_MIXTURE_OF_GAUSSIANS, "sigma", DPA_SEARCH_SMALLEST, 1e-6, 1e9, 1.0 },
     /* counts: two releases, so that composition is part of the event's shape */
     { DPA_EVENT_SELF_COMPOSED, "count", DPA_SEARCH_LARGEST, 1.0, 1e15, 2.0 },
     { DPA_EVENT_TREE_AGGREGATION, "steps", DPA_SEARCH_LARGEST, 1.0, 1e15, 2.0 },

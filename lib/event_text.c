@@ -5,7 +5,7 @@
  *
  *   event    := kind '(' [ item { ',' item } ] ')'
  *   item     := name '=' value | event
- *   value    := number | symbol
+ *   value    := number | symbol | '[' number { ',' number } ']'
  *
  * with the kinds and parameter names of lib/event.c's table, children after
  * (or among) the named parameters, white space anywhere between tokens, and
@@ -15,7 +15,9 @@
  * `gamma`) and shuffled's randomizer (any or rr).  Optional parameters:
  * zcdp's xi, shuffled's delta0 and randomizer, tree_aggregation's
  * restart_every (0: one tree).  Counts are whole numbers (1e6 is accepted
- * where it is one exactly).
+ * where it is one exactly).  Lists of numbers are mixture_of_gaussians'
+ * sensitivities and probabilities, of one to DPA_MAX_MIXTURE_COMPONENTS
+ * values each.
  *
  * Numbers are printed with the fewest significant digits that read back
  * to the same double (at most 17), so that text round-trips exactly: an
@@ -95,6 +97,18 @@ const char *event_param_name(dpa_event_kind kind, uint64_t distribution, unsigne
     return dpa_event_slot_name(kind, 0, i);
 }
 
+/* ", name=[x, y, ...]" (a list follows a leaf's numeric parameter). */
+static void describe_list(const char *name, const double *x, size_t n, char *buf, size_t size, size_t *used)
+{
+    append(buf, size, used, ", %s=[", name);
+    for (size_t i = 0; i < n; i++) {
+        char num[40];
+        dpa_format_double(x[i], num, sizeof num);
+        append(buf, size, used, "%s%s", i ? ", " : "", num);
+    }
+    append(buf, size, used, "]");
+}
+
 static void describe(const dpa_event *e, char *buf, size_t size, size_t *used)
 {
     const char *sep = "";
@@ -110,6 +124,10 @@ static void describe(const dpa_event *e, char *buf, size_t size, size_t *used)
         dpa_format_double(e->param[i], num, sizeof num);
         append(buf, size, used, "%s%s=%s", sep, name, num);
         sep = ", ";
+    }
+    if (e->list_len) {
+        describe_list(EVENT_LIST_SENSITIVITIES, e->list, e->list_len, buf, size, used);
+        describe_list(EVENT_LIST_PROBABILITIES, e->list + e->list_len, e->list_len, buf, size, used);
     }
     for (unsigned i = 0; i < DPA_EVENT_MAX_COUNTS; i++) {
         const char *name = dpa_event_slot_name(e->kind, 1, i);
@@ -189,8 +207,9 @@ static int number_value(parser *p, const argument *a, double *x)
         *x = a->number;
         return DPA_OK;
     }
-    if (a->is_string)
-        return fail_at(p, a->value_at, "%.*s needs a number, got a string", (int)a->name_len, a->name);
+    if (a->is_string || a->is_list)
+        return fail_at(p, a->value_at, "%.*s needs a number, got a %s", (int)a->name_len, a->name,
+                       a->is_list ? "list" : "string");
     char buf[64];
     if (a->value_len == 0 || a->value_len >= sizeof buf)
         return fail_at(p, a->value_at, "%.*s needs a number", (int)a->name_len, a->name);
@@ -335,6 +354,85 @@ static dpa_event *built(parser *p, size_t at, dpa_event *e)
     return e;
 }
 
+void event_arguments_free(argument *args, size_t n)
+{
+    for (size_t i = 0; args && i < n; i++) free(args[i].list);
+    free(args);
+}
+
+/* Room for one more value in a's list. */
+static int list_grow(parser *p, argument *a, size_t *cap)
+{
+    if (a->list_len < *cap) return DPA_OK;
+    size_t ncap = *cap ? 2 * *cap : 8;
+    double *grown = realloc(a->list, ncap * sizeof *grown);
+    if (!grown) return dpa_fail(p->err, DPA_ENOMEM, "event text: out of memory");
+    a->list = grown;
+    *cap = ncap;
+    return DPA_OK;
+}
+
+/* One number of a list at the cursor (len characters), appended. */
+static int list_number(parser *p, argument *a, const char *kname, size_t len, size_t *cap)
+{
+    char buf[64], *end, seen[16];
+    size_t at = p->at, after = at + len;
+    const int name = (int)a->name_len;
+    while (isspace((unsigned char)p->text[after])) after++;
+    if (len > 0 && p->text[after] == '=')   /* the next parameter: the list was not closed */
+        return fail_at(p, at, "%s: the list %.*s (from position %zu) has no closing ']'", kname, name, a->name,
+                       a->value_at + 1);
+    if (len == 0)
+        return fail_at(p, at, "%s: %.*s[%zu] needs a number, found %s", kname, name, a->name, a->list_len,
+                       shown(p, seen));
+    if (a->list_len == DPA_MAX_MIXTURE_COMPONENTS)
+        return fail_at(p, at, "%s: %.*s has more than %d values (DPA_MAX_MIXTURE_COMPONENTS)", kname, name, a->name,
+                       DPA_MAX_MIXTURE_COMPONENTS);
+    snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p->text + at);
+    errno = 0;
+    double x = strtod(buf, &end);
+    if (len >= sizeof buf || *end || end == buf)
+        return fail_at(p, at, "%s: %.*s[%zu]: '%s' is not a number", kname, name, a->name, a->list_len, buf);
+    if (errno == ERANGE && isinf(x))
+        return fail_at(p, at, "%s: %.*s[%zu]: %s is too large for a double", kname, name, a->name, a->list_len, buf);
+    int st = list_grow(p, a, cap);
+    if (st) return st;
+    a->list[a->list_len++] = x;
+    p->at += len;
+    return DPA_OK;
+}
+
+/* A list value [x, y, ...] at the cursor (on its '['), into a->list: one
+ * to DPA_MAX_MIXTURE_COMPONENTS numbers and the closing ']'. */
+static int parse_list(parser *p, argument *a, const char *kname)
+{
+    char seen[16];
+    size_t cap = 0;
+    const int name = (int)a->name_len;
+    a->is_list = 1;
+    p->at++;
+    skip_space(p);
+    if (p->text[p->at] == ']')
+        return fail_at(p, p->at, "%s: %.*s is an empty list (it needs one value or more)", kname, name, a->name);
+    for (;;) {
+        skip_space(p);
+        size_t len = 0;
+        while (isalnum((unsigned char)p->text[p->at + len]) ||
+               (p->text[p->at + len] && strchr("_.+-", p->text[p->at + len])))
+            len++;
+        int st = list_number(p, a, kname, len, &cap);
+        if (st) return st;
+        skip_space(p);
+        if (p->text[p->at] == ',') { p->at++; continue; }
+        if (p->text[p->at] == ']') break;
+        return fail_at(p, p->at, "%s: %.*s: expected ',' or ']' in the list (from position %zu), found %s", kname,
+                       name, a->name, a->value_at + 1, shown(p, seen));
+    }
+    p->at++;
+    a->value_len = p->at - a->value_at;
+    return DPA_OK;
+}
+
 static void free_children(dpa_event **kids, size_t n)
 {
     for (size_t i = 0; i < n; i++) dpa_event_free(kids[i]);
@@ -376,11 +474,17 @@ static dpa_event *parse_body(parser *p, dpa_event_kind kind, size_t at, size_t d
                 a->name_len = n;
                 a->at = item;
                 a->used = 0;
-                a->is_number = a->is_string = 0;
+                a->is_number = a->is_string = a->is_list = 0;
+                a->list = NULL;
+                a->list_len = 0;
                 p->at = after + 1;
                 skip_space(p);
                 a->value = p->text + p->at;
                 a->value_at = p->at;
+                if (a->value[0] == '[') {
+                    if (parse_list(p, a, kname)) goto fail;
+                    goto next;
+                }
                 size_t len = a->value[0] == '?';   /* a template's hole */
                 if (!len)
                     while (isalnum((unsigned char)a->value[len]) || (a->value[len] && strchr("_.+-", a->value[len])))
@@ -410,6 +514,7 @@ static dpa_event *parse_body(parser *p, dpa_event_kind kind, size_t at, size_t d
                         shown(p, seen));
                 goto fail;
             }
+        next:
             skip_space(p);
             if (p->text[p->at] == ',') { p->at++; continue; }
             if (p->text[p->at] == ')') { p->at++; break; }
@@ -418,12 +523,31 @@ static dpa_event *parse_body(parser *p, dpa_event_kind kind, size_t at, size_t d
         }
 
     dpa_event *e = event_build(p, kind, at, args, nargs, kids, nkids);
-    free(args);
+    event_arguments_free(args, nargs);
     return e;
 fail:
     free_children(kids, nkids);
-    free(args);
+    event_arguments_free(args, nargs);
     return NULL;
+}
+
+/* mixture_of_gaussians' two lists: both given, both lists, as long as
+ * each other. */
+static int mixture_lists(parser *p, size_t at, const argument *sens, const argument *prob)
+{
+    const argument *both[2] = { sens, prob };
+    const char *names[2] = { EVENT_LIST_SENSITIVITIES, EVENT_LIST_PROBABILITIES };
+    for (int i = 0; i < 2; i++) {
+        if (!both[i]) return fail_at(p, at, "mixture_of_gaussians needs %s, a list [x, y, ...]", names[i]);
+        if (both[i]->is_list) continue;
+        int len = both[i]->is_number ? 8 : (int)(both[i]->value_len < 40 ? both[i]->value_len : 40);
+        return fail_at(p, both[i]->value_at, "mixture_of_gaussians: %s needs a list [x, y, ...], got %.*s",
+                       names[i], len, both[i]->is_number ? "a number" : both[i]->value);
+    }
+    if (sens->list_len != prob->list_len)
+        return fail_at(p, prob->value_at, "mixture_of_gaussians: %s has %zu values but %s has %zu (one of each a "
+                       "component)", names[0], sens->list_len, names[1], prob->list_len);
+    return DPA_OK;
 }
 
 dpa_event *event_build(parser *p, dpa_event_kind kind, size_t at, argument *args, size_t nargs, dpa_event **kids,
@@ -571,6 +695,13 @@ dpa_event *event_build(parser *p, dpa_event_kind kind, size_t at, argument *args
         else if (dist == DPA_REPEAT_GEOMETRIC) TAKE(NUM("gamma", 0));
         else TAKE(NUM("eta", 0), NUM("gamma", 1));
         if (!st) { e = dpa_event_repeated_selected(kids[0], dist, x[0], x[1], err); nkids = 0; }
+        break;
+    }
+    case DPA_EVENT_MIXTURE_OF_GAUSSIANS: {
+        argument *sens = find(args, nargs, EVENT_LIST_SENSITIVITIES), *prob = find(args, nargs, EVENT_LIST_PROBABILITIES);
+        TAKE(NUM("sigma", 0));
+        if (!st) st = mixture_lists(p, at, sens, prob);
+        if (!st) e = dpa_event_mixture_of_gaussians(x[0], sens->list, prob->list, sens->list_len, err);
         break;
     }
     default: st = fail_at(p, at, "%s cannot be written as text", kname); break;

@@ -281,3 +281,28 @@ int dpa_gaussian_sigma(double epsilon, double delta, dpa_bound *out, dpa_error *
     out->flags = DPA_EXACT;
     return DPA_OK;
 }
+
+/* delta at any eps: the pair is symmetric. */
+static double pair_log_delta(double mu, double eps)
+{
+    if (eps >= 0.0) return dpa_gdp_log_delta(mu, eps);
+    /* delta(eps) = 1 - e^eps + e^eps delta(-eps): the pair is symmetric */
+    return log(-expm1(eps) + exp(eps + dpa_gdp_log_delta(mu, -eps)));
+}
+
+double dpa_gaussian_pair_log_delta_relerr(double mu, double epsilon, double *relerr)
+{
+    double ld = pair_log_delta(mu, epsilon);
+    *relerr = 1e-13;
+    if (!isfinite(epsilon) || ld == -INFINITY) return ld;   /* nothing to pad */
+    double r = dpa_gdp_delta_relerr(mu, fabs(epsilon));
+    if (epsilon >= 0.0) {
+        *relerr = r;
+        return ld;
+    }
+    /* only the second term's share of delta carries that error (this also
+     * keeps it finite far out) */
+    double share = exp(epsilon + dpa_gdp_log_delta(mu, -epsilon) - ld);
+    *relerr = fmin(r, 1e-13 + 4.0 * DBL_EPSILON + (share > 0.0 ? fmin(share, 1.0) * r : 0.0));
+    return ld;
+}

@@ -16,6 +16,11 @@ double dpa_gdp_delta_relerr(double mu, double epsilon);
 /* log delta(eps) of mu-GDP (see gaussian_profile.c); -inf when delta = 0. */
 double dpa_gdp_log_delta(double mu, double epsilon);
 
+/* The same at any real eps (below 0 by the pair's symmetry, delta(eps) =
+ * 1 - e^eps + e^eps delta(-eps)), with its relative error bound in *relerr
+ * (1e-13 at an infinite eps, where delta is 0 or 1 exactly). */
+double dpa_gaussian_pair_log_delta_relerr(double mu, double epsilon, double *relerr);
+
 /* mu^2 below the normal double range came from terms rounded up to keep
  * them positive (dpa_positive_up): an upper bound on the true mu^2, but not
  * a lower one, so a lower bound computed from it is not certified.  Drops

@@ -21,6 +21,9 @@ struct dpa_event {
     double repetitions;   /* the largest product of self_composed counts (and
                            * random_allocation steps) on a path to a leaf,
                            * rounded up (<= DPA_MAX_REPETITIONS) */
+    size_t list_len;      /* a leaf's list of components (mixture_of_gaussians): */
+    double *list;         /* owned; list_len sensitivities, then list_len
+                           * probabilities; NULL for every other kind */
 };
 
 /* The names of an event kind's slots as lib/event.c's table gives them:
@@ -55,7 +58,8 @@ int dpa_event_visit_leaves(const dpa_event *e, dpa_leaf_visitor visit, void *ctx
                            dpa_error *err);
 
 /* 1/sigma^2 of a Gaussian event, mu^2 of a GDP event (the same pair of
- * distributions with sigma = 1/mu), and of any composition of those
+ * distributions with sigma = 1/mu), (c/sigma)^2 of a mixture of Gaussians
+ * whose components all have one sensitivity c > 0, and of any composition of those
  * (inverse variances add; compensated sum).  DPA_EUNSUPPORTED for anything
  * else, with *offender set to the first such event (err is left to the
  * caller, who knows why it wanted Gaussian noise). */

@@ -106,6 +106,8 @@ START_TEST(null_events)
     EXPECT_NULL(dpa_event_repeated_selected(NULL, DPA_REPEAT_POISSON, 2.0, 0.0, &err), "inner");
     EXPECT_NULL(dpa_event_composed(NULL, 3, &err), "events");
     EXPECT_NULL(dpa_event_composed(NULL, 0, &err), "events");
+    EXPECT_NULL(dpa_event_mixture_of_gaussians(1.0, NULL, (const double[]){ 1.0 }, 1, &err), "sensitivities");
+    EXPECT_NULL(dpa_event_mixture_of_gaussians(1.0, (const double[]){ 1.0 }, NULL, 1, &err), "probabilities");
     EXPECT_NULL(dpa_event_copy(NULL, &err), "NULL");
     ck_assert_ptr_null(dpa_event_composed(NULL, 3, NULL));
     ck_assert_ptr_null(dpa_event_copy(NULL, NULL));
@@ -118,6 +120,9 @@ START_TEST(null_events)
     ck_assert(isnan(dpa_event_param(NULL, 0)));
     ck_assert_uint_eq(dpa_event_count(NULL, 0), 0);
     ck_assert_uint_eq(dpa_event_num_children(NULL), 0);
+    ck_assert_uint_eq(dpa_event_num_components(NULL), 0);
+    ck_assert(isnan(dpa_event_component_sensitivity(NULL, 0)));
+    ck_assert(isnan(dpa_event_component_probability(NULL, 0)));
     ck_assert_ptr_null(dpa_event_child(NULL, 0));
     ck_assert_uint_eq(dpa_event_depth(NULL), 0);
     char buf[64] = "junk";

@@ -193,6 +193,7 @@ START_TEST(every_kind_round_trips)
     dpa_error err = { 0 };
     dpa_noisy_cgd_params cgd = { 0.1, 1.0 / 3.0, 1.9, 0.2, 4.0, 7, 3 };
     const double third = 1.0 / 3.0, tiny = 4.9406564584124654e-324, big = 1.7976931348623157e308;
+    const double mix_c[3] = { 0.0, third, big }, mix_p[3] = { 0.1, 0.7, 0.2 };
     dpa_event *leaves[] = {
         dpa_event_gaussian(third, &err),
         dpa_event_gaussian(tiny, &err),
@@ -202,6 +203,8 @@ START_TEST(every_kind_round_trips)
         dpa_event_discrete_laplace(0.7, 3, &err),
         dpa_event_exponential(1e-300, &err),
         dpa_event_permute_and_flip(third, &err),
+        dpa_event_mixture_of_gaussians(third, mix_c, mix_p, 3, &err),
+        dpa_event_mixture_of_gaussians(tiny, mix_c + 2, (const double[]){ 1.0 }, 1, &err),
         dpa_event_epsilon_delta(0.0, 0.0, &err),
         dpa_event_epsilon_delta(1.5, 1e-9, &err),
         dpa_event_zcdp(0.0, 0.0, &err),

@@ -83,6 +83,13 @@ void assert_same_event(const dpa_event *a, const dpa_event *b)
                       dpa_event_kind_name(dpa_event_get_kind(a)), i, x, y);
     }
     for (unsigned i = 0; i < 2; i++) ck_assert_uint_eq(dpa_event_count(a, i), dpa_event_count(b, i));
+    ck_assert_uint_eq(dpa_event_num_components(a), dpa_event_num_components(b));
+    for (size_t i = 0; i < dpa_event_num_components(a); i++) {
+        double c[2] = { dpa_event_component_sensitivity(a, i), dpa_event_component_probability(a, i) };
+        double d[2] = { dpa_event_component_sensitivity(b, i), dpa_event_component_probability(b, i) };
+        ck_assert_msg(memcmp(c, d, sizeof c) == 0, "component %zu: (%.17g, %.17g) vs (%.17g, %.17g)", i, c[0], c[1],
+                      d[0], d[1]);
+    }
     ck_assert_uint_eq(dpa_event_num_children(a), dpa_event_num_children(b));
     for (size_t i = 0; i < dpa_event_num_children(a); i++)
         assert_same_event(dpa_event_child(a, i), dpa_event_child(b, i));

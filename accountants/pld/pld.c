@@ -112,6 +112,10 @@ typedef struct {
     /* Second opinions (see with_fallbacks): the same events composed by
      * accountants with closed forms, NULL once one refused an event. */
     dpa_accountant *fallback[FALLBACKS];
+    /* the components of the mixture pairs, copied from their events
+     * (which the caller may free once composed) */
+    double **lists;
+    size_t n_lists, cap_lists;
 } pld_state;
 
 static const char *const fallback_names[FALLBACKS] = { "gaussian", "rdp" };
@@ -145,11 +149,38 @@ static void forget_result(pld_state *s)
     s->have_result = 0;
 }
 
+/* Frees the copied lists from the keep-th on. */
+static void drop_lists(pld_state *s, size_t keep)
+{
+    while (s->n_lists > keep) free(s->lists[--s->n_lists]);
+}
+
+/* The pairs' borrowed list (a mixture's) replaced by a copy the state owns. */
+static int own_list(pld_state *s, pld_profile pair[WORLDS], dpa_error *err)
+{
+    if (!pair[0].mix) return DPA_OK;
+    if (s->n_lists == s->cap_lists) {
+        size_t cap = s->cap_lists ? 2 * s->cap_lists : 4;
+        double **grown = realloc(s->lists, cap * sizeof *grown);
+        if (!grown) return dpa_fail(err, DPA_ENOMEM, "pld: out of memory");
+        s->lists = grown;
+        s->cap_lists = cap;
+    }
+    double *copy = malloc(2 * pair[0].mix_n * sizeof *copy);
+    if (!copy) return dpa_fail(err, DPA_ENOMEM, "pld: out of memory");
+    memcpy(copy, pair[0].mix, 2 * pair[0].mix_n * sizeof *copy);
+    s->lists[s->n_lists++] = copy;
+    for (int w = 0; w < WORLDS; w++) pair[w].mix = copy;
+    return DPA_OK;
+}
+
 static void pld_destroy(void *state)
 {
     pld_state *s = state;
     forget_result(s);
     free(s->comp);
+    drop_lists(s, 0);
+    free(s->lists);
     pld_fft_cache_free(s->fft);
     for (int i = 0; i < FALLBACKS; i++) dpa_accountant_free(s->fallback[i]);
 }
@@ -179,6 +210,8 @@ static int visit_leaf(const dpa_event *leaf, double times, void *vctx, dpa_error
         s->comp = p;
         s->cap = cap;
     }
+    st = own_list(s, pair, err);
+    if (st) return st;
     s->comp[s->n].pair[0] = pair[0];
     s->comp[s->n].pair[1] = pair[1];
     if (!pld_profile_equal(&pair[0], &pair[1])) s->worlds = 2;
@@ -203,12 +236,13 @@ static int pld_supports(const void *state, const dpa_options *opt, const dpa_eve
 static int pld_compose(void *state, const dpa_options *opt, const dpa_event *e, dpa_error *err)
 {
     pld_state *s = state;
-    size_t before = s->n;
+    size_t before = s->n, lists = s->n_lists;
     int worlds = s->worlds, pair_lower = s->pair_lower;
     visit_ctx c = { opt, s, 0 };
     int st = dpa_event_visit_leaves(e, visit_leaf, &c, err);
     if (st) {                  /* atomic: a failed event leaves the state unchanged */
         s->n = before;
+        drop_lists(s, lists);
         s->worlds = worlds;
         s->pair_lower = pair_lower;
     }
@@ -975,7 +1009,8 @@ static int single_step_span(const pld_state *s, const query *q, known_span *k)
 static int gaussian_pair(pld_pair k)
 {
     return k == PLD_GAUSSIAN || k == PLD_POISSON_REMOVE || k == PLD_POISSON_ADD || k == PLD_DISCRETE_GAUSSIAN ||
-           k == PLD_REPLACE_GAUSSIAN || k == PLD_TRUNCATED_REMOVE || k == PLD_TRUNCATED_ADD;
+           k == PLD_REPLACE_GAUSSIAN || k == PLD_TRUNCATED_REMOVE || k == PLD_TRUNCATED_ADD ||
+           k == PLD_MIXTURE_REMOVE || k == PLD_MIXTURE_ADD;
 }
 
 static int has_unbounded_loss(const pld_state *s)

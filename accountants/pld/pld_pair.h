@@ -9,6 +9,7 @@
 #ifndef DPACCT_PLD_PAIR_H
 #define DPACCT_PLD_PAIR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The pair (P, Q) a profile describes.  The first three keep their meaning
@@ -40,7 +41,10 @@ typedef enum {
     PLD_TRUNCATED_REMOVE, /* truncated Poisson sampling of a Gaussian (lib/truncated_poisson.c):
                            * the mixture, weights e^log_full and e^log_trunc, of the
                            * PLD_POISSON_REMOVE pairs at (sigma, q) and (sigma/2, q2) */
-    PLD_TRUNCATED_ADD     /* the same of the PLD_POISSON_ADD pairs */
+    PLD_TRUNCATED_ADD,    /* the same of the PLD_POISSON_ADD pairs */
+    PLD_MIXTURE_REMOVE,   /* sum_i p_i N(c_i, s^2) against N(0, s^2) (pld_mixture.c): s = sigma,
+                           * the components in mix (c_i >= 0), q = sum_i p_i (they are divided by it) */
+    PLD_MIXTURE_ADD       /* N(0, s^2) against that mixture */
 } pld_pair;
 
 typedef struct pld_profile {
@@ -59,6 +63,9 @@ typedef struct pld_profile {
                            * pld_profile_discrete_gaussian */
     int randomizer;       /* shuffle clones: the dpa_local_class */
     double log_full, log_trunc, weight_relerr, q2; /* PLD_TRUNCATED_*: dpa_truncated_mixture's */
+    const double *mix;    /* PLD_MIXTURE_*: mix_n sensitivities then mix_n probabilities,
+                           * borrowed (from the event; the pld accountant keeps a copy) */
+    size_t mix_n;
 } pld_profile;
 
 #endif

@@ -22,6 +22,7 @@
  */
 #include "pld_profiles.h"
 #include "pld_mechanisms.h"
+#include "pld_mixture.h"
 #include "shuffle/shuffle_clones.h"
 #include "gaussian_profile.h"
 #include "internal.h"
@@ -29,6 +30,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 /* log(A - B) from log A, log B and, when both normal tails are past 2, the
  * log ratio B/A computed from Mills ratios instead. */
@@ -77,10 +79,8 @@ static double add_log_delta(const pld_profile *p, double eps, double *log_ratio)
 
 static double gaussian_log_delta(const pld_profile *p, double eps)
 {
-    double mu = 1.0 / p->sigma;
-    if (eps >= 0.0) return dpa_gdp_log_delta(mu, eps);
-    /* delta(eps) = 1 - e^eps + e^eps delta(-eps): the pair is symmetric */
-    return log(-expm1(eps) + exp(eps + dpa_gdp_log_delta(mu, -eps)));
+    double ignored;
+    return dpa_gaussian_pair_log_delta_relerr(1.0 / p->sigma, eps, &ignored);
 }
 
 /* ---- composite pairs -------------------------------------------------------------
@@ -409,6 +409,8 @@ double pld_profile_log_delta(double epsilon, void *profile)
     case PLD_WITHOUT_REPLACEMENT: return composite_log_delta(p, epsilon);
     case PLD_TRUNCATED_REMOVE:
     case PLD_TRUNCATED_ADD: return truncated_mix(p, epsilon, MIX_DELTA, NULL);
+    case PLD_MIXTURE_REMOVE:
+    case PLD_MIXTURE_ADD: return pld_mixture_log_delta(p, epsilon);
     default: return pld_mech_log_delta(p, epsilon);
     }
 }
@@ -439,6 +441,8 @@ double pld_profile_log_q_survival(double epsilon, void *profile)
     case PLD_WITHOUT_REPLACEMENT: return composite_log_q(p, epsilon);
     case PLD_TRUNCATED_REMOVE:
     case PLD_TRUNCATED_ADD: return truncated_mix(p, epsilon, MIX_Q_SURVIVAL, NULL);
+    case PLD_MIXTURE_REMOVE:
+    case PLD_MIXTURE_ADD: return pld_mixture_log_q_survival(p, epsilon);
     default: return pld_mech_log_q_survival(p, epsilon);
     }
 }
@@ -511,6 +515,8 @@ void pld_profile_loss_range_z(const pld_profile *p, double z, double *lo, double
         }
         return;
     }
+    case PLD_MIXTURE_REMOVE:
+    case PLD_MIXTURE_ADD: pld_mixture_loss_range(p, z, lo, hi); return;
     default: pld_mech_loss_range(p, z, lo, hi); return;
     }
 }
@@ -529,19 +535,20 @@ double pld_profile_delta_relerr(const pld_profile *p, double epsilon)
 {
     if (!isfinite(epsilon)) return 1e-13;    /* delta is exactly 1 (eps = -inf), or the mass at +inf */
     if (p->pair == PLD_GAUSSIAN) {
-        if (gaussian_log_delta(p, epsilon) == -INFINITY) return 1e-13;  /* nothing to pad */
-        double r = dpa_gdp_delta_relerr(1.0 / p->sigma, fabs(epsilon));
-        if (epsilon >= 0.0) return r;
-        /* delta = 1 - e^eps + e^eps delta(-eps): only the second term's
-         * share carries that error (this also keeps it finite far out) */
-        double share = exp(epsilon + dpa_gdp_log_delta(1.0 / p->sigma, -epsilon) - gaussian_log_delta(p, epsilon));
-        return fmin(r, 1e-13 + 4.0 * DBL_EPSILON + (share > 0.0 ? fmin(share, 1.0) * r : 0.0));
+        double relerr;
+        dpa_gaussian_pair_log_delta_relerr(1.0 / p->sigma, epsilon, &relerr);
+        return relerr;
     }
     if (p->pair == PLD_SAMPLED_REMOVE || p->pair == PLD_SAMPLED_ADD || p->pair == PLD_WITHOUT_REPLACEMENT)
         return composite_delta_relerr(p, epsilon);
     if (p->pair == PLD_TRUNCATED_REMOVE || p->pair == PLD_TRUNCATED_ADD) {
         double relerr;
         truncated_mix(p, epsilon, MIX_DELTA, &relerr);
+        return relerr;
+    }
+    if (p->pair == PLD_MIXTURE_REMOVE || p->pair == PLD_MIXTURE_ADD) {
+        double relerr;
+        pld_mixture_log_delta_relerr(p, epsilon, &relerr);
         return relerr;
     }
     if (p->pair != PLD_POISSON_REMOVE && p->pair != PLD_POISSON_ADD)
@@ -561,6 +568,7 @@ double pld_profile_log_delta_relerr(double epsilon, const pld_profile *p, double
     if (p->pair == PLD_SHUFFLE_CLONES) return pld_mech_clones_log_delta(p, epsilon, relerr);
     if (isfinite(epsilon) && (p->pair == PLD_TRUNCATED_REMOVE || p->pair == PLD_TRUNCATED_ADD))
         return truncated_mix(p, epsilon, MIX_DELTA, relerr);
+    if (p->pair == PLD_MIXTURE_REMOVE || p->pair == PLD_MIXTURE_ADD) return pld_mixture_log_delta_relerr(p, epsilon, relerr);
     if (isfinite(epsilon) &&
         (p->pair == PLD_POISSON_REMOVE || (p->pair == PLD_POISSON_ADD && !(epsilon < -700.0)))) {
         double log_ratio;
@@ -576,7 +584,8 @@ double pld_profile_log_delta_relerr(double epsilon, const pld_profile *p, double
 int pld_profile_has_excess(const pld_profile *p)
 {
     return p->pair == PLD_GAUSSIAN || p->pair == PLD_POISSON_ADD || p->pair == PLD_POISSON_REMOVE ||
-           p->pair == PLD_TRUNCATED_REMOVE || p->pair == PLD_TRUNCATED_ADD;
+           p->pair == PLD_TRUNCATED_REMOVE || p->pair == PLD_TRUNCATED_ADD || p->pair == PLD_MIXTURE_REMOVE ||
+           p->pair == PLD_MIXTURE_ADD;
 }
 
 double pld_profile_log_excess_relerr(double epsilon, const pld_profile *p, double *relerr)
@@ -589,6 +598,8 @@ double pld_profile_log_excess_relerr(double epsilon, const pld_profile *p, doubl
     if (!(epsilon < 0.0) || !isfinite(epsilon)) return NAN;
     double log_ratio, ld;
     switch (p->pair) {
+    case PLD_MIXTURE_REMOVE:
+    case PLD_MIXTURE_ADD: return pld_mixture_log_excess_relerr(p, epsilon, relerr);
     case PLD_GAUSSIAN:
         ld = dpa_gdp_log_delta(1.0 / p->sigma, -epsilon);
         *relerr = pld_profile_delta_relerr(p, -epsilon);
@@ -617,7 +628,8 @@ int pld_profile_equal(const pld_profile *a, const pld_profile *b)
     return a->pair == b->pair && a->sigma == b->sigma && a->q == b->q && a->inner == b->inner &&
            a->eps == b->eps && a->delta == b->delta && a->k == b->k && a->log_norm == b->log_norm &&
            a->randomizer == b->randomizer && a->log_full == b->log_full && a->log_trunc == b->log_trunc &&
-           a->weight_relerr == b->weight_relerr && a->q2 == b->q2;
+           a->weight_relerr == b->weight_relerr && a->q2 == b->q2 && a->mix_n == b->mix_n &&
+           (a->mix == b->mix || a->mix_n == 0 || !memcmp(a->mix, b->mix, 2 * a->mix_n * sizeof *a->mix));
 }
 
 double pld_profile_atom_spacing(const pld_profile *p)
@@ -629,6 +641,8 @@ double pld_profile_atom_spacing(const pld_profile *p)
     case PLD_REPLACE_GAUSSIAN:
     case PLD_TRUNCATED_REMOVE:
     case PLD_TRUNCATED_ADD: return 0.0;
+    case PLD_MIXTURE_REMOVE:
+    case PLD_MIXTURE_ADD: return 0.0;
     case PLD_LAPLACE: return 1.0 / p->sigma;                  /* +-1/b */
     case PLD_RANDOMIZED_RESPONSE:
     case PLD_TRUNCATED_LAPLACE:                               /* +-eps and a continuous part */
@@ -877,6 +891,72 @@ static int truncated_pairs(const dpa_event *leaf, dpa_relation relation, pld_pro
     return DPA_OK;
 }
 
+/* Whether the mixture's sensitivities take one value (*c1 = it) or two,
+ * 0 and *c1 (*q = the weight of *c1, normalised): then it is the
+ * Gaussian, or the Poisson-sampled Gaussian, with noise multiplier s/c1.
+ * 0 when they take more values. */
+static int mixture_reduces(const dpa_event *e, double *c1, double *q)
+{
+    size_t n = e->list_len;
+    const double *c = e->list, *p = e->list + n;
+    dpa_sum at_c1 = { 0 }, all = { 0 };
+    *c1 = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (c[i] != 0.0 && *c1 != 0.0 && c[i] != *c1) return 0;
+        if (c[i] != 0.0) { *c1 = c[i]; dpa_sum_add(&at_c1, p[i]); }
+        dpa_sum_add(&all, p[i]);
+    }
+    *q = dpa_sum_value(&at_c1) / dpa_sum_value(&all);
+    return 1;
+}
+
+/* The pairs of a mixture of Gaussians (add/remove only; not sampled):
+ * sensitivities all 0 are no privacy loss (the (0, 0) pair), {0, c} the
+ * Poisson-sampled Gaussian, exactly (the same specialised forms), anything
+ * else the mixture pairs, which borrow the event's list.  (One sensitivity
+ * c > 0 is the Gaussian, found before: dpa_event_inverse_variance.) */
+static int mixture_pairs(const dpa_event *e, dpa_relation relation, int sampled, pld_profile pairs[2],
+                         dpa_error *err)
+{
+    if (sampled)
+        return dpa_fail(err, DPA_EUNSUPPORTED, "pld: sampling of mixture_of_gaussians events is not supported "
+                                               "(write the sampling into the mixture: a component of sensitivity 0)");
+    if (relation != DPA_ADD_REMOVE)
+        return dpa_fail(err, DPA_EUNSUPPORTED, "pld: mixture_of_gaussians is a pair for add/remove neighbours (the "
+                                               "record present or absent); it has no replace-one pair here");
+    double s = dpa_event_param(e, 0), c1, q;
+    if (!positive_finite(s) || e->list_len == 0)
+        return dpa_fail(err, DPA_EINVAL, "pld: mixture_of_gaussians needs sigma > 0 and one component or more");
+    if (mixture_reduces(e, &c1, &q)) {
+        double sigma = s / c1;
+        if (c1 == 0.0 || q == 0.0) {
+            pairs[0] = pairs[1] = (pld_profile){ .pair = PLD_EPSILON_DELTA, .q = 1.0 };  /* P = Q */
+        } else if (!(sigma > 0.0 && isfinite(sigma))) {
+            return dpa_fail(err, DPA_EUNSUPPORTED, "pld: mixture_of_gaussians with sigma / sensitivity = %g is "
+                                                   "beyond the doubles", sigma);
+        } else {   /* (one sensitivity c > 0 is a Gaussian: dpa_event_inverse_variance) */
+            pairs[0] = (pld_profile){ .pair = PLD_POISSON_REMOVE, .sigma = sigma, .q = q };
+            pairs[1] = (pld_profile){ .pair = PLD_POISSON_ADD, .sigma = sigma, .q = q };
+        }
+        return DPA_OK;
+    }
+    dpa_sum all = { 0 };
+    double c_max = 0.0;
+    for (size_t i = 0; i < e->list_len; i++) {
+        dpa_sum_add(&all, e->list[e->list_len + i]);
+        c_max = fmax(c_max, e->list[i]);
+    }
+    /* the losses (c/s) (u - c/(2s)) must stay far inside the doubles */
+    if (!(c_max / s <= 1e100))
+        return dpa_fail(err, DPA_EUNSUPPORTED, "pld: mixture_of_gaussians with sensitivity / sigma = %g above 1e100 "
+                                               "is not supported", c_max / s);
+    pairs[0] = (pld_profile){ .pair = PLD_MIXTURE_REMOVE, .sigma = s, .q = dpa_sum_value(&all), .mix = e->list,
+                              .mix_n = e->list_len };
+    pairs[1] = pairs[0];
+    pairs[1].pair = PLD_MIXTURE_ADD;
+    return DPA_OK;
+}
+
 int pld_profile_of_event(const dpa_event *leaf, dpa_relation relation, pld_profile pairs[2],
                          dpa_error *err)
 {
@@ -926,6 +1006,7 @@ int pld_profile_of_event(const dpa_event *leaf, dpa_relation relation, pld_profi
 
     const char *sampling_name = wor ? "sampling without replacement" : "Poisson sampling";
     dpa_event_kind kind = dpa_event_get_kind(inner);
+    if (kind == DPA_EVENT_MIXTURE_OF_GAUSSIANS) return mixture_pairs(inner, relation, sampled, pairs, err);
     if (kind == DPA_EVENT_COMPOSED || kind == DPA_EVENT_SELF_COMPOSED) {
         if (sampled)
             return dpa_fail(err, DPA_EUNSUPPORTED,

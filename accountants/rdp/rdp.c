@@ -296,6 +296,43 @@ static int random_allocation(const rdp_state *s, const dpa_options *opt, const d
     return DPA_OK;
 }
 
+/* The mixture of Gaussians (rdp_curves.c): its components in units of
+ * sigma, equal sensitivities merged, weights divided by their sum. */
+static int mixture_of_gaussians(const rdp_state *s, const dpa_options *opt, const dpa_event *e, double *out,
+                                dpa_error *err)
+{
+    if (opt->relation != DPA_ADD_REMOVE)
+        return dpa_fail(err, DPA_EUNSUPPORTED, "rdp: mixture_of_gaussians is a pair for add/remove neighbours; it has "
+                                               "no replace-one bound here");
+    size_t n = dpa_event_num_components(e), k = 0;
+    double sigma = dpa_event_param(e, 0), total = 0.0;
+    double *m = malloc(2 * (n ? n : 1) * sizeof *m), *lw = m ? m + n : NULL;
+    if (!m) return dpa_fail(err, DPA_ENOMEM, "rdp: out of memory");
+    for (size_t i = 0; i < n; i++) total += dpa_event_component_probability(e, i);
+    for (size_t i = 0; i < n; i++) {
+        double mi = dpa_event_component_sensitivity(e, i) / sigma, w = dpa_event_component_probability(e, i);
+        size_t j = 0;
+        while (j < k && m[j] != mi) j++;
+        if (j == k) { m[k] = mi; lw[k++] = 0.0; }
+        lw[j] += w / total;
+    }
+    /* one sensitivity c: the Gaussian of multiplier sigma/c; {0, c}: the
+     * Poisson-sampled one (whose add direction is below its remove one,
+     * Mironov, Talwar & Zhang 2019, Thm 5, so its remove moment is the
+     * bound); more: the joint-convexity bound of both directions */
+    int zero = m[0] == 0.0 ? 0 : k == 2 && m[1] == 0.0 ? 1 : -1;
+    if (k == 1 && m[0] == 0.0) FILL(0.0 * alpha);   /* P = Q */
+    else if (k == 1) FILL(rdp_gaussian(1.0 / m[0], alpha));
+    else if (k == 2 && zero >= 0) FILL(rdp_poisson_gaussian(lw[1 - zero], 1.0 / m[1 - zero], alpha));
+    else {
+        for (size_t j = 0; j < k; j++) lw[j] = log(lw[j]);
+        FILL(rdp_mixture_of_gaussians(m, lw, k, alpha));
+    }
+    free(m);
+    return DPA_OK;
+}
+
+
 /* The RDP curve of `e` on the grid, into out (NULL: only check support). */
 static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e, double *out,
                  dpa_error *err)
@@ -375,6 +412,8 @@ static int curve(const rdp_state *s, const dpa_options *opt, const dpa_event *e,
     }
     case DPA_EVENT_REPEATED_SELECTED:
         return repeated_selected(s, opt, e, out, err);
+    case DPA_EVENT_MIXTURE_OF_GAUSSIANS:
+        return mixture_of_gaussians(s, opt, e, out, err);
     case DPA_EVENT_GSM_FROBENIUS: {     /* Gu et al. WACV 2025's GSM, lib/gsm.c */
         double k = (double)dpa_event_count(e, 0);
         FILL(k * dpa_gsm_order_frobenius(alpha, p0) * (1.0 + 2.0 * DBL_EPSILON));

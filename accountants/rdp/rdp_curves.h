@@ -8,6 +8,8 @@
 #ifndef DPACCT_RDP_CURVES_H
 #define DPACCT_RDP_CURVES_H
 
+#include <stddef.h>
+
 /* Gaussian mechanism, noise multiplier sigma: alpha / (2 sigma^2). */
 double rdp_gaussian(double sigma, double alpha);
 
@@ -37,5 +39,13 @@ double rdp_pure_dp(double epsilon, double alpha);
 
 /* k-ary randomized response with parameter eps (exact). */
 double rdp_randomized_response(double epsilon, double k, double alpha);
+
+/* Mixture of Gaussians (Choquette-Choo, Ganesh, Steinke & Thakurta, ICLR
+ * 2024), add/remove: sum_i w_i N(m_i, 1) against N(0, 1), n components of
+ * m_i >= 0 (sensitivity / sigma) and log weights lw_i (their weights
+ * summing to 1), either direction, any real order: by joint convexity,
+ * log(sum_i w_i e^{a(a-1) m_i^2/2})/(a-1) (rdp_curves.c: the remove
+ * direction's exact moment never exceeds it; a loose bound). */
+double rdp_mixture_of_gaussians(const double *m, const double *lw, size_t n, double alpha);
 
 #endif

@@ -18,7 +18,7 @@ from .errors import (DpacctError, InvalidArgument, OutOfMemory, Unsupported, Acc
                      NoBracket, InternalError, FileError, LibraryNotFound)
 from .events import (Event, Gaussian, Laplace, RandomizedResponse, DiscreteGaussian, DiscreteLaplace, Exponential,
                      EpsilonDelta, ZCDP, GDP, TreeAggregation, NoisyCGD, Shuffled, TruncatedLaplace, GSMFrobenius,
-                     GSMSpectral, PermuteAndFlip, PoissonSampled, SampledWithoutReplacement, SampledWithReplacement,
+                     GSMSpectral, PermuteAndFlip, MixtureOfGaussians, PoissonSampled, SampledWithoutReplacement, SampledWithReplacement,
                      RandomAllocation, SelfComposed, ShuffledBatches, Composed, RepeatedSelected, NoOp, TruncatedPoisson)
 from .accountant import (Bound, Accountant, Calibration, calibrate, calibrate_noise_multiplier, accountant_names,
                          accountant_summary, library_version, describe_flags)
@@ -32,7 +32,7 @@ __all__ = [
     "InternalError", "FileError", "LibraryNotFound",
     "Event", "Gaussian", "Laplace", "RandomizedResponse", "DiscreteGaussian", "DiscreteLaplace", "Exponential",
     "EpsilonDelta", "ZCDP", "GDP", "TreeAggregation", "NoisyCGD", "Shuffled", "TruncatedLaplace", "GSMFrobenius",
-    "GSMSpectral", "PermuteAndFlip", "PoissonSampled", "SampledWithoutReplacement", "SampledWithReplacement",
+    "GSMSpectral", "PermuteAndFlip", "MixtureOfGaussians", "PoissonSampled", "SampledWithoutReplacement", "SampledWithReplacement",
     "RandomAllocation", "SelfComposed", "ShuffledBatches", "Composed", "RepeatedSelected", "NoOp", "TruncatedPoisson",
     "Bound", "Accountant", "Calibration", "calibrate", "calibrate_noise_multiplier", "accountant_names",
     "accountant_summary", "library_version", "describe_flags",

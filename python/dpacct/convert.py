@@ -56,6 +56,11 @@ what maps exactly onto a libdpacct event and refuses the rest by name
       truncated negative binomial) need gamma solved from the mean, which is
       not exact: refused -- build RepeatedSelected(event,
       "truncated_negative_binomial", eta=shape, gamma=...) yourself.
+  MixtureOfGaussiansDpEvent(standard_deviation, sensitivities, sampling_probs)
+                                              MixtureOfGaussians(sigma,
+                                              sensitivities, probabilities)
+                                              (Choquette-Choo et al., ICLR
+                                              2024; the same pair)
   NoOpDpEvent                                 no event: left out of a
                                               composition; NoOp() alone
 
@@ -66,8 +71,8 @@ size) of 0, trees of no steps, and any wrapper around a no-op.
 Refused: NonPrivateDpEvent (libdpacct has no non-private event),
 UnsupportedDpEvent, RandomizedResponseDpEvent (its noise parameter p gives
 eps = log(1 + k (1 - p) / p), not exact in floating point: build
-RandomizedResponse(eps, k) yourself), MixtureOfGaussiansDpEvent, and any
-other class.  Parameters are passed on as given: the library checks them (a
+RandomizedResponse(eps, k) yourself), and any other class.  Parameters are
+passed on as given: the library checks them (a
 noise multiplier of 0, which dp_accounting accepts as infinite eps, is
 InvalidArgument here).
 """
@@ -154,6 +159,8 @@ def _convert(e):
         return ev.Exponential(f("epsilon"))
     if name == "PermuteAndFlipDpEvent":
         return ev.PermuteAndFlip(f("epsilon"))
+    if name == "MixtureOfGaussiansDpEvent":
+        return ev.MixtureOfGaussians(f("standard_deviation"), tuple(f("sensitivities")), tuple(f("sampling_probs")))
     if name == "DiscreteGaussianDpEvent":
         dim = getattr(e, "dimension", None)
         sens = getattr(e, "sensitivity", 1.0)

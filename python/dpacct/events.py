@@ -35,14 +35,16 @@ from .errors import InvalidArgument, DPA_EINVAL
 
 __all__ = [
     "Event", "Gaussian", "Laplace", "RandomizedResponse", "DiscreteGaussian", "DiscreteLaplace",
-    "Exponential", "PermuteAndFlip", "EpsilonDelta", "ZCDP", "GDP", "TreeAggregation", "NoisyCGD", "Shuffled",
+    "Exponential", "PermuteAndFlip", "MixtureOfGaussians", "EpsilonDelta", "ZCDP", "GDP", "TreeAggregation", "NoisyCGD", "Shuffled",
     "TruncatedLaplace", "GSMFrobenius", "GSMSpectral", "PoissonSampled", "SampledWithoutReplacement",
     "SampledWithReplacement", "RandomAllocation", "SelfComposed", "Composed", "RepeatedSelected", "NoOp",
     "TruncatedPoisson",
 ]
 
-# Field types of the specs below.
-_NUM, _COUNT, _WORD, _CHILD, _CHILDREN = "number", "count", "word", "event", "events"
+# Field types of the specs below (a list: a tuple of numbers, written
+# [x, y, ...]; its C slot 0 is the components' sensitivities, 1 their
+# probabilities).
+_NUM, _COUNT, _WORD, _CHILD, _CHILDREN, _LIST = "number", "count", "word", "event", "events", "list"
 
 # A word of the text syntax (repeated_selected's distribution, shuffled's
 # randomizer): checked for its characters only, so that no text can be
@@ -74,6 +76,14 @@ class Event:
                 for i, v in enumerate(value):
                     if not isinstance(v, Event):
                         raise TypeError("%s: %s[%d] must be a dpacct event, got %r" % (self._kind, field, i, v))
+            elif ftype == _LIST:
+                if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+                    raise TypeError("%s: %s must be a list of numbers, got %r" % (self._kind, field, value))
+                value = tuple(value)
+                object.__setattr__(self, field, value)
+                for i, v in enumerate(value):
+                    if not _is_number(v):
+                        raise TypeError("%s: %s[%d] must be a number, got %r" % (self._kind, field, i, v))
             elif value is None and self._optional(field):
                 continue
             elif ftype == _CHILD and not isinstance(value, Event):
@@ -98,6 +108,8 @@ class Event:
                 continue
             if ftype == _NUM:
                 items.append("%s=%s" % (name, repr(float(value))))
+            elif ftype == _LIST:
+                items.append("%s=[%s]" % (name, ", ".join(repr(float(v)) for v in value)))
             elif ftype == _COUNT:
                 # an integral value as an integer; any other number as
                 # written, for the library to accept (1e6) or refuse (2.5)
@@ -197,14 +209,17 @@ class Event:
 
     # ---- from the C event ---------------------------------------------------
     @classmethod
-    def _from_c(cls, param, count, kids):
-        """The event from the C event's slots (param(i), count(i)) and its
-        children, already read."""
+    def _from_c(cls, param, count, kids, lists=None):
+        """The event from the C event's slots (param(i), count(i), lists(i):
+        the components' sensitivities or probabilities) and its children,
+        already read."""
         kwargs = {}
         kids = list(kids)
         for field, _name, ftype, slot in cls._spec:
             if ftype == _NUM:
                 kwargs[field] = param(slot)
+            elif ftype == _LIST:
+                kwargs[field] = lists(slot)
             elif ftype == _COUNT:
                 kwargs[field] = count(slot)
             elif ftype == _CHILD:
@@ -271,6 +286,18 @@ class PermuteAndFlip(Event):
     eps: float
 
 
+@_event("mixture_of_gaussians", ("sigma", "sigma", _NUM, 0), ("sensitivities", "sensitivities", _LIST, 0),
+        ("probabilities", "probabilities", _LIST, 1))
+class MixtureOfGaussians(Event):
+    """The mixture of Gaussians (Choquette-Choo, Ganesh, Steinke & Thakurta,
+    ICLR 2024): N(0, sigma^2) on one dataset, sum_i probabilities[i]
+    N(sensitivities[i], sigma^2) on its neighbour (tuples; a sensitivity 0
+    is the record left out: Poisson sampling is {0: 1 - q, 1: q})."""
+    sigma: float
+    sensitivities: tuple
+    probabilities: tuple
+
+
 @_event("epsilon_delta", ("eps", "eps", _NUM, 0), ("delta", "delta", _NUM, 1))
 class EpsilonDelta(Event):
     """A black box known only to be (eps, delta)-DP."""
@@ -326,7 +353,7 @@ class Shuffled(Event):
     randomizer: str = "any"
 
     @classmethod
-    def _from_c(cls, param, count, kids):
+    def _from_c(cls, param, count, kids, lists=None):
         r = count(1)
         return cls(eps0=param(0), n=count(0), delta0=param(1),
                    randomizer=_RANDOMIZERS[r] if r < len(_RANDOMIZERS) else str(r))
@@ -447,7 +474,7 @@ class RepeatedSelected(Event):
         return field in ("mean", "eta", "gamma")
 
     @classmethod
-    def _from_c(cls, param, count, kids):
+    def _from_c(cls, param, count, kids, lists=None):
         d = count(0)
         name = _DISTRIBUTIONS[d] if d < len(_DISTRIBUTIONS) else str(d)
         if name == "poisson":
@@ -471,7 +498,7 @@ class NoOp(Event):
 
 _BY_KIND = {cls._kind: cls for cls in (
     Gaussian, Laplace, RandomizedResponse, DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip,
-    EpsilonDelta, ZCDP, GDP, TreeAggregation, NoisyCGD, Shuffled, TruncatedLaplace, GSMFrobenius, GSMSpectral,
+    MixtureOfGaussians, EpsilonDelta, ZCDP, GDP, TreeAggregation, NoisyCGD, Shuffled, TruncatedLaplace, GSMFrobenius, GSMSpectral,
     PoissonSampled, SampledWithoutReplacement, SampledWithReplacement, ShuffledBatches, RandomAllocation, SelfComposed,
     Composed, RepeatedSelected, TruncatedPoisson)}
 
@@ -527,6 +554,12 @@ def describe_c(p):
     return _lib.sized_text(_lib.lib().dpa_event_describe, p)
 
 
+def _components(L, p, which):
+    """The components' sensitivities (which = 0) or probabilities (1) of a C event."""
+    get = L.dpa_event_component_sensitivity if which == 0 else L.dpa_event_component_probability
+    return tuple(get(p, i) for i in range(L.dpa_event_num_components(p)))
+
+
 def from_c(root):
     """The dpacct event of a C event, read field by field (iteratively)."""
     L = _lib.lib()
@@ -548,5 +581,6 @@ def from_c(root):
             raise InvalidArgument("the library returned an event of kind %r, unknown to this package" % kind,
                                   DPA_EINVAL)
         built.append(cls._from_c(lambda i, p=p: L.dpa_event_param(p, i),
-                                 lambda i, p=p: int(L.dpa_event_count(p, i)), kids))
+                                 lambda i, p=p: int(L.dpa_event_count(p, i)), kids,
+                                 lambda i, p=p: _components(L, p, i)))
     return built[0]

@@ -651,8 +651,6 @@ static void template_calibration(void *p)
     dpa_event_template_free(t);
 }
 
-/* eps(delta=1e-5) of event e (built with err, freed here) by pld and by
- * rdp, each reported as "<method>: <what>". */
 /* `method`'s eps at delta 1e-5 of e, reported as "method: what" (e is kept). */
 static void method_epsilon(const char *method, const char *what, const char *size, dpa_event *e)
 {
@@ -742,6 +740,17 @@ static void truncated_poisson_benches(void)
                         dpa_event_self_composed(step, 10000, &err), &err);
 }
 
+/* The mixture of Gaussians (pld_mixture.c): a three-component mixture
+ * (a banded matrix mechanism's shape: mostly unsampled, some steps hit
+ * twice) composed T = 1e4 times, by pld and by rdp. */
+static void mixture_benches(void)
+{
+    dpa_error err = { 0 };
+    const double c[3] = { 0.0, 1.0, 2.0 }, p[3] = { 0.99, 0.009, 0.001 };
+    pld_and_rdp_epsilon("mixture of Gaussians", "3 components, T=10000",
+                        dpa_event_self_composed(dpa_event_mixture_of_gaussians(1.0, c, p, 3, &err), 10000, &err), &err);
+}
+
 int main(void)
 {
     dpa_error err = { 0 };
@@ -803,5 +812,6 @@ int main(void)
     shuffled_batches_benches();
     truncated_poisson_benches();
     random_allocation_benches();
+    mixture_benches();
     return 0;
 }

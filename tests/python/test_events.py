@@ -9,7 +9,7 @@ import dpacct
 from dpacct import (Composed, EpsilonDelta, Event, GDP, GSMFrobenius, GSMSpectral, Gaussian, Laplace, NoisyCGD,
                     NoOp, PoissonSampled, RandomizedResponse, RepeatedSelected, SampledWithReplacement,
                     SampledWithoutReplacement, SelfComposed, ShuffledBatches, Shuffled, TreeAggregation, TruncatedLaplace, ZCDP,
-                    DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip, TruncatedPoisson, RandomAllocation)
+                    DiscreteGaussian, DiscreteLaplace, Exponential, MixtureOfGaussians, PermuteAndFlip, TruncatedPoisson, RandomAllocation)
 from dpacct import _lib, events as ev_module
 
 
@@ -32,7 +32,8 @@ def every_kind(x):
     half = small if small <= 0.5 else small / 2  # in (0, 1/2]
     return [
         Gaussian(x), Laplace(x), RandomizedResponse(x, 3), DiscreteGaussian(x, 2), DiscreteLaplace(x, 5),
-        Exponential(x), PermuteAndFlip(x), EpsilonDelta(x, half), ZCDP(x, x), GDP(x), TreeAggregation(x, 1000, 7),
+        Exponential(x), PermuteAndFlip(x), MixtureOfGaussians(x, (0.0, x), (half, 1 - half)),
+        EpsilonDelta(x, half), ZCDP(x, x), GDP(x), TreeAggregation(x, 1000, 7),
         NoisyCGD(1.0, 2.0, 0.5, x, x, 10, 3), Shuffled(x, 1000, half), Shuffled(x, 10, randomizer="rr"),
         TruncatedLaplace(x, half), GSMFrobenius(7, small), GSMSpectral(7, 3, small),
         PoissonSampled(small, Gaussian(x)), SampledWithoutReplacement(100, 7, Laplace(x)),
@@ -58,6 +59,8 @@ def bits(e):
                 out.append(float(v).hex())
             elif ftype == "count":
                 out.append(int(v))
+            elif ftype == "list":
+                out.extend(float(t).hex() for t in v)
             elif ftype == "event":
                 stack.append(v)
             elif ftype == "events":
@@ -199,3 +202,22 @@ def test_ledger(tmp_path):
     with pytest.raises(dpacct.FileError) as info:
         Event.load_json(tmp_path / "missing.json")
     assert isinstance(info.value, OSError) and info.value.status == -8
+
+
+def test_mixture_of_gaussians_lists():
+    e = MixtureOfGaussians(1.3, [0, 1, 2.5], (0.6, 0.3, 0.1))
+    assert e.sensitivities == (0, 1, 2.5)       # stored as tuples
+    assert str(e) == ("mixture_of_gaussians(sigma=1.3, sensitivities=[0.0, 1.0, 2.5], "
+                      "probabilities=[0.6, 0.3, 0.1])")
+    assert e.describe() == "mixture_of_gaussians(sigma=1.3, sensitivities=[0, 1, 2.5], probabilities=[0.6, 0.3, 0.1])"
+    assert Event.from_json(e.to_json()) == e
+    assert json.loads(e.to_json())["probabilities"] == [0.6, 0.3, 0.1]
+    with pytest.raises(TypeError, match="sensitivities must be a list"):
+        MixtureOfGaussians(1.0, 1.0, (1.0,))
+    with pytest.raises(TypeError, match=r"probabilities\[1\] must be a number"):
+        MixtureOfGaussians(1.0, (0.0, 1.0), (0.5, "x"))
+    for sens, probs, msg in [((), (), "empty list"), ((0.0, 1.0), (1.0,), "2 values but probabilities has 1"),
+                             ((0.0, -1.0), (0.5, 0.5), r"sensitivities\[1\] must be finite"),
+                             ((0.0, 1.0), (0.5, 0.4), "they sum to 0.9")]:
+        with pytest.raises(dpacct.InvalidArgument, match=msg):
+            MixtureOfGaussians(1.0, sens, probs).describe()
