@@ -16,6 +16,7 @@ extern const dpa_accountant_ops dpa_rdp_accountant;
 extern const dpa_accountant_ops dpa_pld_accountant;
 extern const dpa_accountant_ops dpa_shuffle_accountant;
 extern const dpa_accountant_ops dpa_tuning_accountant;
+extern const dpa_accountant_ops dpa_mc_accountant;
 
 const dpa_accountant_ops *const dpa_registry[] = {
     &dpa_batches_accountant,   /* shuffled batches only: the mechanism's bracket */
@@ -26,6 +27,7 @@ const dpa_accountant_ops *const dpa_registry[] = {
     &dpa_tuning_accountant,
     &dpa_zcdp_accountant,
     &dpa_gdp_accountant,
+    &dpa_mc_accountant,        /* balls-in-bins only: a Monte-Carlo estimate */
     NULL,
 };
 
@@ -38,5 +40,6 @@ const char *const dpa_registry_names[] = {
     "tuning",
     "zcdp",
     "gdp",
+    "mc",
     NULL,
 };

@@ -348,7 +348,8 @@ dpa_event *dpa_event_repeated_selected(dpa_event *inner, int distribution,
  * Chua et al., ICML 2025): one epoch of `steps` steps, each running
  * `inner`, in which each record is used in exactly `selected` of the
  * steps, chosen uniformly at random.  1 <= selected <= steps; E epochs
- * are dpa_event_self_composed(allocation, E).  Accounted by rdp only:
+ * are dpa_event_self_composed(allocation, E).  Bounded by rdp only (the
+ * mc accountant estimates selected = 1, flagged approximate):
  * selected = steps is the steps-fold composition of inner; selected = 1
  * with a Gaussian inner event under add/remove neighbours is a certified
  * bound (docs/api.md); other values of selected, and the other

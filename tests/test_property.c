@@ -1352,10 +1352,44 @@ START_TEST(random_batches)
 }
 END_TEST
 
+/* The mc accountant (a Monte-Carlo estimate of balls-in-bins): random
+ * noise, steps and epochs, kept small (the cost is epochs * steps * 4000
+ * draws).  Its answers are estimates: status OK, no NaN, the interval
+ * ordered around the estimate, a delta within [0, 1]. */
+START_TEST(random_mc)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 20260301);
+    int cases = test_quick() ? 4 : 12;
+    for (int i = 0; i < cases; i++) {
+        double sigma = u01(r) < 0.2 ? (u01(r) < 0.5 ? 1e-3 : 1e3) : log_uniform(r, 0.2, 30.0);
+        double delta = log_uniform(r, 1e-10, 0.5), eps = log_uniform(r, 1e-3, 20.0);
+        uint64_t T = 1 + pick(r, 30), E = 1 + pick(r, 8);
+        dpa_error err = { 0 };
+        dpa_event *e = dpa_event_random_allocation(T, 1, dpa_event_gaussian(sigma, &err), &err);
+        if (E > 1) e = dpa_event_self_composed(e, E, &err);
+        dpa_accountant *a = accountant_with("mc", e);
+        dpa_bound b, d;
+        ck_assert_msg(dpa_accountant_epsilon(a, delta, &b, &err) == DPA_OK, "sigma %g T %llu E %llu: %s", sigma,
+                      (unsigned long long)T, (unsigned long long)E, err.message);
+        ck_assert_msg(dpa_accountant_delta(a, eps, &d, &err) == DPA_OK, "%s", err.message);
+        ck_assert(!isnan(b.lower) && !isnan(b.estimate) && !isnan(b.upper) && !isnan(d.estimate));
+        ck_assert_msg(b.lower >= 0.0 && b.lower <= b.estimate && b.estimate <= b.upper,
+                      "sigma %g T %llu E %llu: eps [%g, %g, %g]", sigma, (unsigned long long)T,
+                      (unsigned long long)E, b.lower, b.estimate, b.upper);
+        ck_assert_msg(d.lower >= 0.0 && d.lower <= d.estimate && d.estimate <= d.upper && d.upper <= 1.0,
+                      "sigma %g: delta [%g, %g, %g]", sigma, d.lower, d.estimate, d.upper);
+        ck_assert((b.flags & DPA_APPROXIMATE) && (d.flags & DPA_APPROXIMATE));
+        dpa_accountant_free(a);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
 /* Every registered accountant is covered by one of the tests above. */
 START_TEST(every_accountant_is_covered)
 {
-    static const char *const covered[] = { "gaussian", "gdp", "zcdp", "rdp", "tuning", "shuffle", "pld", "batches" };
+    static const char *const covered[] = { "gaussian", "gdp", "zcdp", "rdp", "tuning", "shuffle", "pld", "batches", "mc" };
     for (const char *const *n = dpa_accountant_names(); *n; n++) {
         int found = 0;
         for (size_t i = 0; i < sizeof covered / sizeof covered[0]; i++) found |= !strcmp(*n, covered[i]);
@@ -1695,6 +1729,7 @@ static Suite *property_suite(void)
     tcase_add_test(tc, random_tuning);
     tcase_add_test(tc, random_shuffle);
     tcase_add_test(tc, random_batches);
+    tcase_add_test(tc, random_mc);
     tcase_set_timeout(tc, timeout);
     suite_add_tcase(s, tc);
     tc = tcase_create("random_pld");

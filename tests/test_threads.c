@@ -96,6 +96,13 @@ static dpa_event *ev_shuffled_batches(void)
                                    NULL);
 }
 
+/* balls-in-bins: rdp's bound and mc's estimate (its generator per query) */
+static dpa_event *ev_balls_in_bins(void)
+{
+    return dpa_event_self_composed(dpa_event_random_allocation(20, 1, dpa_event_gaussian(1.0, NULL), NULL), 3,
+                                   NULL);
+}
+
 static dpa_event *ev_zcdp_gdp(void)
 {
     dpa_event *parts[2] = { dpa_event_zcdp(0.05, 0.0, NULL), dpa_event_gdp(0.5, NULL) };
@@ -119,6 +126,7 @@ static const struct {
     { "tuning_geometric", ev_tuning_geometric, DPA_ADD_REMOVE },
     { "zcdp_gdp", ev_zcdp_gdp, DPA_ADD_REMOVE },
     { "shuffled_batches", ev_shuffled_batches, DPA_ADD_REMOVE },
+    { "balls_in_bins", ev_balls_in_bins, DPA_ADD_REMOVE },
 };
 #define NUM_EVENTS (sizeof events / sizeof events[0])
 

@@ -497,6 +497,9 @@ for name in $ACCOUNTANTS; do
     elif [ "$name" = batches ]; then  # shuffled fixed-size batches only
         expect_ok "--accountant $name" "^method +$name\$" epsilon --sigma 1 --dataset-size 1000 --batch-size 10 \
             --epochs 2 --sampling shuffle --delta 1e-5 --accountant "$name"
+    elif [ "$name" = mc ]; then       # balls-in-bins only (an estimate)
+        expect_ok "--accountant $name" "^method +$name\$" epsilon --sigma 1 --dataset-size 1000 --batch-size 100 \
+            --epochs 2 --sampling balls-in-bins --delta 1e-5 --accountant "$name"
     elif [ "$name" = tuning ]; then   # and for tuned runs only
         expect_ok "--accountant $name" "^method +$name\$" epsilon --sigma 1 --tuning-runs 5 --delta 1e-5 \
             --accountant "$name"
@@ -532,6 +535,11 @@ expect_ok "balls-in-bins: the event it accounts" \
     compare --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling balls-in-bins
 expect_ok "balls-in-bins: the Poisson value beside it" '^poisson \(as if\) +2\.382049069 .*approximate' \
     compare --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling balls-in-bins
+# the mc row: a Monte-Carlo estimate near the Poisson value (Chua et al., ICML 2025), flagged approximate
+run compare --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling balls-in-bins \
+    --format csv
+check "balls-in-bins: the mc estimate lies between 1 and 10, flagged approximate" 'v1 > 1 && v1 < 10 && v2 == "true"' \
+    "$(awk -F, '$1 == "mc" { print $5 }' "$TMP/out")" "$(awk -F, '$1 == "mc" { print $10 }' "$TMP/out")"
 expect_usage "balls-in-bins: add/remove only" "add/remove" epsilon --sigma 1 --dataset-size 100 --batch-size 10 \
     --epochs 2 --delta 1e-5 --sampling balls-in-bins --relation replace-one
 expect_usage "shuffle: needs a batch size" "--sampling" epsilon --sigma 1 --epochs 2 --delta 1e-5 --sampling shuffle
