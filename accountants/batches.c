@@ -75,11 +75,7 @@ typedef struct {
  * DPA_EUNSUPPORTED for anything else. */
 static int epoch_of(const dpa_event *e, const dpa_event **epoch, double *times, dpa_error *err)
 {
-    *times = 1.0;
-    while (dpa_event_get_kind(e) == DPA_EVENT_SELF_COMPOSED) {
-        *times *= (double)dpa_event_count(e, 0);
-        e = dpa_event_child(e, 0);
-    }
+    e = dpa_event_strip_counts(e, times);
     if (dpa_event_get_kind(e) != DPA_EVENT_SHUFFLED_BATCHES)
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "batches: only shuffled_batches events (and self_composed counts of them) are supported, "

@@ -76,11 +76,7 @@ typedef struct {
 static int epoch_of(const dpa_event *e, const dpa_options *opt, const dpa_event **alloc, double *times,
                     dpa_error *err)
 {
-    *times = 1.0;
-    while (dpa_event_get_kind(e) == DPA_EVENT_SELF_COMPOSED) {
-        *times *= (double)dpa_event_count(e, 0);
-        e = dpa_event_child(e, 0);
-    }
+    e = dpa_event_strip_counts(e, times);
     if (dpa_event_get_kind(e) != DPA_EVENT_RANDOM_ALLOCATION)
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "mc: only random_allocation(selected=1) events (and self_composed counts of them) are "

@@ -770,6 +770,16 @@ int dpa_event_inverse_variance(const dpa_event *e, double *inv_var, const dpa_ev
     return st;
 }
 
+const dpa_event *dpa_event_strip_counts(const dpa_event *e, double *times)
+{
+    *times = 1.0;
+    while (e && e->kind == DPA_EVENT_SELF_COMPOSED) {
+        *times *= (double)e->count[0];
+        e = e->children[0];
+    }
+    return e;
+}
+
 int dpa_event_bound_unattained(const dpa_event *e)
 {
     if (!e) return 0;

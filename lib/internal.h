@@ -67,6 +67,11 @@ int dpa_event_inverse_variance(const dpa_event *e, double *inv_var, const dpa_ev
 /* mu of a noisy_cgd event (lib/noisy_cgd.c): it is mu-GDP, a Gaussian with
  * noise multiplier 1/mu for every accountant. */
 int dpa_event_noisy_cgd_mu(const dpa_event *e, double *mu);
+/* The event under e's nested self_composed wrappers (e itself when there
+ * are none), with *times the product of their counts: exact while it is
+ * below 2^53 (a product of integers that is representable is computed
+ * exactly), and at least 2^53 when the true product is. */
+const dpa_event *dpa_event_strip_counts(const dpa_event *e, double *times);
 /* Whether e contains an event accounted by a bound that the mechanism
  * need not attain: a noisy_cgd leaf (its GDP bound on the final iterate)
  * or shuffled batches (the Gaussian once an epoch, whatever the order).

@@ -53,6 +53,12 @@ DPT_HIDDEN int dpt_load_libsvm_max(const char *path, size_t d, uint64_t max_byte
 DPT_HIDDEN int dpt_load_idx_max(const char *images, const char *labels, uint64_t max_bytes, dpt_dataset *out,
                                 dpa_error *err);
 
+/* The sampling's event in words, for a trainer's accounting line
+ * (trainers/sampling.c): the batches, the Gaussian's multiplier, the steps
+ * or epochs. */
+DPT_HIDDEN void dpt_sampling_describe(dpt_sampling kind, size_t n, size_t b, size_t max_batch, uint64_t epochs,
+                                      double multiplier, char *buf, size_t size);
+
 /* Turn GSL's aborting error handler off, once per process (GSL's handler is
  * a global: setting it from several threads at once would be a data race). */
 DPT_HIDDEN void dpt_gsl_quiet(void);

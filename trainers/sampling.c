@@ -25,7 +25,9 @@
 
 #include "dpt_internal.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +114,32 @@ dpa_event *dpt_sampling_event(dpt_sampling kind, size_t n, size_t b, size_t max_
     dpa_event_free(e);
     dpt_fail(err, DPA_EINVAL, "dptrain: unknown sampling %d", (int)kind);
     return NULL;
+}
+
+void dpt_sampling_describe(dpt_sampling kind, size_t n, size_t b, size_t max_batch, uint64_t epochs,
+                           double multiplier, char *buf, size_t size)
+{
+    uint64_t steps = 0;
+    dpt_sampling_steps(kind, n, b, epochs, &steps, NULL);
+    switch (kind) {
+    case DPT_SAMPLING_SHUFFLE:
+        snprintf(buf, size, "shuffled batches of exactly %zu (%zu an epoch, %zu records left out each), the Gaussian "
+                 "(multiplier %.6g) once an epoch over %" PRIu64 " epochs: no amplification counted", b, n / b, n % b,
+                 multiplier, epochs);
+        return;
+    case DPT_SAMPLING_BALLS_IN_BINS:
+        snprintf(buf, size, "balls-in-bins batches (%zu an epoch, each record in one), random allocation "
+                 "(Feldman & Shenfeld 2025) of the Gaussian (multiplier %.6g) over %" PRIu64 " epochs",
+                 batches_per_epoch(kind, n, b), multiplier, epochs);
+        return;
+    case DPT_SAMPLING_TRUNCATED:
+        snprintf(buf, size, "truncated Poisson sampling (q = %.6g, at most %zu) of the Gaussian (multiplier %.6g) "
+                 "composed over %" PRIu64 " steps", (double)b / (double)n, max_batch, multiplier, steps);
+        return;
+    default:
+        snprintf(buf, size, "Poisson-sampled Gaussian (q = %.6g, multiplier %.6g) composed over %" PRIu64 " steps",
+                 (double)b / (double)n, multiplier, steps);
+    }
 }
 
 const char *dpt_sampling_accountant(dpt_sampling kind)

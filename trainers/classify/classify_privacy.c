@@ -157,32 +157,6 @@ static const char *sgd_method(const dpt_cls_options *opt)
     return opt->accountant ? opt->accountant : dpt_sampling_accountant(opt->sampling);
 }
 
-/* The sampling's event in words, for the accounting line. */
-static void describe_sgd(const dpt_cls_options *opt, size_t n, uint64_t steps, double multiplier, char *buf,
-                         size_t size)
-{
-    size_t b = opt->batch_size;
-    switch (opt->sampling) {
-    case DPT_SAMPLING_SHUFFLE:
-        snprintf(buf, size, "shuffled batches of exactly %zu (%zu an epoch, %zu records left out each), the Gaussian "
-                 "(multiplier %.6g) once an epoch over %" PRIu64 " epochs: no amplification counted", b, n / b, n % b,
-                 multiplier, opt->epochs);
-        return;
-    case DPT_SAMPLING_BALLS_IN_BINS:
-        snprintf(buf, size, "balls-in-bins batches (%zu an epoch, each record in one), random allocation "
-                 "(Feldman & Shenfeld 2025) of the Gaussian (multiplier %.6g) over %" PRIu64 " epochs",
-                 (n + b - 1) / b, multiplier, opt->epochs);
-        return;
-    case DPT_SAMPLING_TRUNCATED:
-        snprintf(buf, size, "truncated Poisson sampling (q = %.6g, at most %zu) of the Gaussian (multiplier %.6g) "
-                 "composed over %" PRIu64 " steps", (double)b / (double)n, opt->max_batch, multiplier, steps);
-        return;
-    default:
-        snprintf(buf, size, "Poisson-sampled Gaussian (q = %.6g, multiplier %.6g) composed over %" PRIu64 " steps",
-                 (double)b / (double)n, multiplier, steps);
-    }
-}
-
 /* ---- NoisyCGD ------------------------------------------------------------------ */
 
 typedef struct {
@@ -320,7 +294,8 @@ int cls_noise(size_t n, double beta, const dpt_cls_options *opt, dpt_cls_result 
     if ((st = family_epsilon(sgd_method(opt), opt, sgd_event, &c, sigma, &out->epsilon, err))) return st;
     out->noise_multiplier = sigma;
     char what[240];
-    describe_sgd(opt, n, c.steps, opt->relation == DPA_REPLACE_ONE ? sigma / 2.0 : sigma, what, sizeof what);
+    dpt_sampling_describe(opt->sampling, n, opt->batch_size, opt->max_batch, opt->epochs,
+                          opt->relation == DPA_REPLACE_ONE ? sigma / 2.0 : sigma, what, sizeof what);
     snprintf(out->accounting, sizeof out->accounting, "%s (%s accountant, %s)", what, sgd_method(opt),
              opt->relation == DPA_REPLACE_ONE ? "replace-one" : "add/remove");
     return DPA_OK;

@@ -359,6 +359,7 @@ static double paper_f(const dpt_glm_options *opt, size_t n)
 static void describe(const dpt_glm_options *opt, size_t n, dpt_glm_result *out)
 {
     const char *what = "";
+    char sgd[240];
     switch (opt->algorithm) {
     case DPT_DP_GLMTRON:
         what = uses_shuffle(opt) ? (out->amplified ? "one Gaussian step per record, amplified by the secret shuffle"
@@ -370,13 +371,10 @@ static void describe(const dpt_glm_options *opt, size_t n, dpt_glm_result *out)
         what = opt->clip_rule == DPT_CLIP_PRIVATE ? "per epoch the larger of a record's two roles: L+1 noisy counts"
                                                   : "one Gaussian step per record per epoch";
         break;
-    case DPT_DP_SGD:
-        switch (opt->sampling) {
-        case DPT_SAMPLING_SHUFFLE: what = "shuffled batches: the Gaussian once an epoch (no amplification)"; break;
-        case DPT_SAMPLING_BALLS_IN_BINS: what = "balls-in-bins batches: random allocation of the Gaussian"; break;
-        case DPT_SAMPLING_TRUNCATED: what = "truncated-Poisson-sampled Gaussian, composed over the steps"; break;
-        default: what = "Poisson-sampled Gaussian, composed over the steps"; break;
-        }
+    case DPT_DP_SGD:   /* the event of dp_event's DPT_DP_SGD case: multiplier f/2 (replace-one) */
+        dpt_sampling_describe(opt->sampling, n, opt->batch_size, opt->max_batch, opt->epochs,
+                              out->noise_multiplier / 2.0, sgd, sizeof sgd);
+        what = sgd;
         break;
     default: what = "not private"; break;
     }
