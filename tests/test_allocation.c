@@ -386,7 +386,7 @@ END_TEST
  * something else), naming it. */
 START_TEST(other_accountants_refuse_it)
 {
-    const char *methods[] = { "gaussian", "pld", "shuffle", "zcdp", "gdp", "tuning" };
+    const char *methods[] = { "gaussian", "shuffle", "zcdp", "gdp", "tuning" };   /* pld: tests/test_allocation_pld.c */
     const char *texts[] = { "random_allocation(steps=100, selected=1, gaussian(sigma=1))",
                             "random_allocation(steps=100, selected=100, gaussian(sigma=1))" };
     for (size_t m = 0; m < sizeof methods / sizeof methods[0]; m++)

@@ -131,10 +131,12 @@ static dpa_event *event_and_method(const cli *c, const mechanism *m, dpa_options
     dpa_event *e = mechanism_event(m, err);
     if (!e) return NULL;
     /* a shuffled mechanism: the shuffle accountant for one round, pld for
-     * several (their refusals say why) */
+     * several (their refusals say why); balls-in-bins: pld, whose bracket
+     * rdp's bound narrows (so it is never above rdp's) */
     *method = c->accountant                ? c->accountant
               : m->shuffled && m->steps > 1 ? "pld"
               : m->shuffled                 ? "shuffle"
+              : m->balls_in_bins            ? "pld"
                                             : default_accountant(e, opt, err);
     if (*method) return e;
     dpa_event_free(e);
@@ -452,8 +454,9 @@ static int compare_methods(const cli *c, const mechanism *m, const char *const *
         printf("batches: the shuffled run lies between Chua et al.'s lower bound (ICML 2024, NeurIPS 2024; each "
                "epoch shuffled afresh)\n  and the Gaussian once an epoch (no amplification: holds for any order).\n");
     if (m->balls_in_bins && c->format == CLI_FORMAT_TABLE)
-        printf("rdp: random allocation (Feldman & Shenfeld 2025), the balls-in-bins batches of Chua et al. "
-               "(ICML 2025).\n");
+        printf("balls-in-bins: the batches of Chua et al. (ICML 2025), random allocation (Feldman & Shenfeld "
+               "2025);\n  pld: their decomposition into Poisson sampling conditioned on use; rdp: their direct "
+               "bound; mc: an estimate.\n");
     if ((m->shuffled_batches || m->balls_in_bins) && c->format == CLI_FORMAT_TABLE)
         printf("poisson (as if): the same run accounted as Poisson sampling at q = B/N, as is often reported; "
                "not a bound for %s.\n", m->shuffled_batches ? "shuffled batches" : "balls-in-bins batches");

@@ -26,6 +26,7 @@
  */
 #include "internal.h"
 #include "numerics.h"
+#include "pld_allocation.h"
 #include "pld_grid.h"
 #include "pld_quantised.h"
 #include "pld_profiles.h"
@@ -116,6 +117,10 @@ typedef struct {
      * (which the caller may free once composed) */
     double **lists;
     size_t n_lists, cap_lists;
+    /* the T-fold Poisson compositions the random allocation pairs read
+     * their profiles from (pld_allocation.c), one per world and (sigma, T) */
+    pld_nested **nested;
+    size_t n_nested, cap_nested;
 } pld_state;
 
 static const char *const fallback_names[FALLBACKS] = { "gaussian", "rdp" };
@@ -174,6 +179,18 @@ static int own_list(pld_state *s, pld_profile pair[WORLDS], dpa_error *err)
     return DPA_OK;
 }
 
+/* Frees the nested compositions from the keep-th on. */
+static void drop_nested(pld_state *s, size_t keep)
+{
+    while (s->n_nested > keep) {
+        pld_nested *n = s->nested[--s->n_nested];
+        pld_nested_free(n);
+        free(n);
+    }
+}
+
+static int own_nested(pld_state *s, pld_profile pair[WORLDS], dpa_error *err);
+
 static void pld_destroy(void *state)
 {
     pld_state *s = state;
@@ -181,6 +198,8 @@ static void pld_destroy(void *state)
     free(s->comp);
     drop_lists(s, 0);
     free(s->lists);
+    drop_nested(s, 0);
+    free(s->nested);
     pld_fft_cache_free(s->fft);
     for (int i = 0; i < FALLBACKS; i++) dpa_accountant_free(s->fallback[i]);
 }
@@ -199,6 +218,8 @@ static int visit_leaf(const dpa_event *leaf, double times, void *vctx, dpa_error
     pld_profile pair[WORLDS];
     int st = pld_profile_of_event(leaf, c->opt->relation, pair, err);
     if (st) return st;
+    /* K of T steps: K rounds of one of floor(T/K) (pld_profiles.c) */
+    if (dpa_event_get_kind(leaf) == DPA_EVENT_RANDOM_ALLOCATION) times *= (double)dpa_event_count(leaf, 1);
     if (!(times >= 1.0) || times > 9.2e18)
         return dpa_fail(err, DPA_EINVAL, "pld: a mechanism composed %g times is beyond the counts supported", times);
     if (!c->s) return DPA_OK;
@@ -211,6 +232,7 @@ static int visit_leaf(const dpa_event *leaf, double times, void *vctx, dpa_error
         s->cap = cap;
     }
     st = own_list(s, pair, err);
+    if (!st) st = own_nested(s, pair, err);
     if (st) return st;
     s->comp[s->n].pair[0] = pair[0];
     s->comp[s->n].pair[1] = pair[1];
@@ -218,7 +240,8 @@ static int visit_leaf(const dpa_event *leaf, double times, void *vctx, dpa_error
     /* sampling without replacement: the least pair that dominates every
      * step, but a fixed pair of datasets need not attain it (pld_profiles.c) */
     if (pair[0].pair == PLD_WITHOUT_REPLACEMENT || pair[0].pair == PLD_SHUFFLE_CLONES ||
-        pair[0].pair == PLD_TRUNCATED_REMOVE)   /* an upper bound by joint convexity */
+        pair[0].pair == PLD_TRUNCATED_REMOVE || /* an upper bound by joint convexity */
+        pair[0].pair == PLD_ALLOCATION_REMOVE)  /* Feldman & Shenfeld's decomposition */
         s->pair_lower = 1;
     s->comp[s->n].times = (uint64_t)times;
     s->n++;
@@ -236,13 +259,14 @@ static int pld_supports(const void *state, const dpa_options *opt, const dpa_eve
 static int pld_compose(void *state, const dpa_options *opt, const dpa_event *e, dpa_error *err)
 {
     pld_state *s = state;
-    size_t before = s->n, lists = s->n_lists;
+    size_t before = s->n, lists = s->n_lists, nested = s->n_nested;
     int worlds = s->worlds, pair_lower = s->pair_lower;
     visit_ctx c = { opt, s, 0 };
     int st = dpa_event_visit_leaves(e, visit_leaf, &c, err);
     if (st) {                  /* atomic: a failed event leaves the state unchanged */
         s->n = before;
         drop_lists(s, lists);
+        drop_nested(s, nested);
         s->worlds = worlds;
         s->pair_lower = pair_lower;
     }
@@ -286,8 +310,9 @@ static int node_range(const pld_profile *p, double z, double h, int64_t *k0, int
 static int discretise_tabulated(const pld_profile *p, double z, double h, int sides, pld_grid out[2]);
 static int discretise(const pld_profile *p, double z, double h, pld_side side, pld_grid *g)
 {
-    if (p->pair == PLD_SHUFFLE_CLONES) {
-        /* its node values come from one pass over its atoms */
+    if (p->pair == PLD_SHUFFLE_CLONES || p->pair == PLD_ALLOCATION_REMOVE || p->pair == PLD_ALLOCATION_ADD) {
+        /* its node values come from one pass over its atoms, or from the
+         * nested grids with what the lower side needs at this step */
         pld_grid one[2];
         int st = discretise_tabulated(p, z, h, side == PLD_UPPER ? 1 : 2, one);
         if (!st) *g = one[side];
@@ -395,6 +420,11 @@ static int discretise_tabulated(const pld_profile *p, double z, double h, int si
     t.re = malloc(t.n * sizeof *t.re);
     st = t.ld && t.re ? DPA_OK : DPA_ENOMEM;
     if (!st && p->pair == PLD_SHUFFLE_CLONES) st = clones_node_values(&t);
+    if (!st && (p->pair == PLD_ALLOCATION_REMOVE || p->pair == PLD_ALLOCATION_ADD)) {
+        t.lq_gt = malloc(t.n * sizeof *t.lq_gt);
+        t.lq_ge = malloc(t.n * sizeof *t.lq_ge);
+        st = t.lq_gt && t.lq_ge ? pld_allocation_node_values(p, h, k0, t.n, t.ld, t.re, t.lq_gt, t.lq_ge) : DPA_ENOMEM;
+    }
     if (!st && !t.lq_gt && k0 < 0 && pld_profile_has_excess(p)) {
         t.lx = malloc(t.n * sizeof *t.lx);
         t.rx = malloc(t.n * sizeof *t.rx);
@@ -689,6 +719,76 @@ static int compose_world(const pld_state *s, int w, double h, double theta, pld_
     return st;
 }
 
+/* ---- random allocation: the nested compositions ----------------------------------- */
+
+/* The nested grids (pld_allocation.c) at one fixed step and tilt: their
+ * bracket is the allocation pair's profile at every step the query's
+ * refinement tries.  At 1e-4 the T-fold composition's bracket is well
+ * inside the 1e-3 the queries ask by default (tests/test_allocation.c);
+ * the tilt keeps its FFT rounding small relative to the right tail the
+ * epochs' composition reads. */
+#define NESTED_STEP 1e-4
+#define NESTED_THETA 1.0
+
+static int build_nested(pld_state *s, double sigma, uint64_t steps, int add, pld_nested **out)
+{
+    pld_nested *n = calloc(1, sizeof *n);
+    if (!n) return DPA_ENOMEM;
+    n->add = add;
+    n->steps = steps;
+    n->sigma = sigma;
+    pld_allocation_lambda(steps, &n->lambda_lo, &n->lambda_hi);
+    const double q = 1.0 / (double)steps;
+    pld_component c = { { { .pair = PLD_POISSON_REMOVE, .sigma = sigma, .q = q },
+                          { .pair = PLD_POISSON_ADD, .sigma = sigma, .q = q } },
+                        steps };
+    int st = component_grids(&c, add, FULL_TAIL_Z, NESTED_STEP, NESTED_THETA, 0, s->fft, n->grid);
+    if (!st) st = pld_nested_finish(n);
+    if (st) {
+        pld_nested_free(n);
+        free(n);
+        return st;
+    }
+    *out = n;
+    return DPA_OK;
+}
+
+/* Points a random allocation pair at its nested composition, built once
+ * per world, sigma and T. */
+static int own_nested(pld_state *s, pld_profile pair[WORLDS], dpa_error *err)
+{
+    if (pair[0].pair != PLD_ALLOCATION_REMOVE) return DPA_OK;
+    for (int w = 0; w < WORLDS; w++) {
+        const pld_nested *found = NULL;
+        for (size_t i = 0; i < s->n_nested && !found; i++) {
+            const pld_nested *n = s->nested[i];
+            if (n->add == w && n->steps == pair[w].k && n->sigma == pair[w].sigma) found = n;
+        }
+        if (!found) {
+            if (s->n_nested == s->cap_nested) {
+                size_t cap = s->cap_nested ? 2 * s->cap_nested : 4;
+                pld_nested **grown = realloc(s->nested, cap * sizeof *grown);
+                if (!grown) return dpa_fail(err, DPA_ENOMEM, "pld: out of memory");
+                s->nested = grown;
+                s->cap_nested = cap;
+            }
+            pld_nested *n;
+            int st = build_nested(s, pair[w].sigma, pair[w].k, w, &n);
+            if (st == DPA_ENOMEM) return dpa_fail(err, st, "pld: out of memory");
+            if (st)
+                return dpa_fail(err, st,
+                                "pld: random_allocation: the %llu-fold Poisson composition (sigma %g, q = 1/%llu) its "
+                                "decomposition reads could not be built (a noise this small spreads the losses beyond "
+                                "the transform's reach); use rdp",
+                                (unsigned long long)pair[w].k, pair[w].sigma, (unsigned long long)pair[w].k);
+            s->nested[s->n_nested++] = n;
+            found = n;
+        }
+        pair[w].nested = found;
+    }
+    return DPA_OK;
+}
+
 static int build_result(const pld_state *s, double h, const double theta[WORLDS], pld_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -896,11 +996,12 @@ static void answer(pld_state *s, const query *q, double lower, double upper, dpa
  * lower bound (the Gaussian's) is a lower bound -- and delta <= 1. */
 typedef struct {
     double lower, upper;
+    int pair_lower;     /* the grids' lower bounds are a dominating pair's (pld_state) */
 } known_span;
 
 static known_span with_fallbacks(pld_state *s, const query *q)
 {
-    known_span k = { 0.0, q->want_eps ? INFINITY : 1.0 };
+    known_span k = { 0.0, q->want_eps ? INFINITY : 1.0, s->pair_lower };
     for (int i = 0; i < FALLBACKS; i++) {
         dpa_bound fb;
         if (!s->fallback[i]) continue;
@@ -1010,7 +1111,7 @@ static int gaussian_pair(pld_pair k)
 {
     return k == PLD_GAUSSIAN || k == PLD_POISSON_REMOVE || k == PLD_POISSON_ADD || k == PLD_DISCRETE_GAUSSIAN ||
            k == PLD_REPLACE_GAUSSIAN || k == PLD_TRUNCATED_REMOVE || k == PLD_TRUNCATED_ADD ||
-           k == PLD_MIXTURE_REMOVE || k == PLD_MIXTURE_ADD;
+           k == PLD_MIXTURE_REMOVE || k == PLD_MIXTURE_ADD || k == PLD_ALLOCATION_REMOVE || k == PLD_ALLOCATION_ADD;
 }
 
 static int has_unbounded_loss(const pld_state *s)
@@ -1030,6 +1131,12 @@ static void narrow(const known_span *k, double *lower, double *upper)
 {
     if (k->upper < *upper) *upper = k->upper;
     if (k->lower > *lower && k->lower <= *upper) *lower = k->lower;
+    /* A lower bound of a dominating pair (DPA_PAIR_LOWER) may exceed another
+     * accountant's upper bound for the mechanism itself (rdp's for random
+     * allocation, below Feldman & Shenfeld's decomposition pair at large
+     * eps): the pair's bound then says nothing the upper does not, and the
+     * upper, below the pair's delta, is a lower bound of it too. */
+    if (k->pair_lower && *lower > *upper) *lower = *upper;
 }
 
 static int met(const known_span *k, double lower, double upper, double eps_error)

@@ -44,8 +44,14 @@ typedef enum {
     PLD_TRUNCATED_ADD,    /* the same of the PLD_POISSON_ADD pairs */
     PLD_MIXTURE_REMOVE,   /* sum_i p_i N(c_i, s^2) against N(0, s^2) (pld_mixture.c): s = sigma,
                            * the components in mix (c_i >= 0), q = sum_i p_i (they are divided by it) */
-    PLD_MIXTURE_ADD       /* N(0, s^2) against that mixture */
+    PLD_MIXTURE_ADD,      /* N(0, s^2) against that mixture */
+    PLD_ALLOCATION_REMOVE, /* one epoch of random allocation, one of k = T steps (pld_allocation.c):
+                           * (P1, Q), P1 the T-fold Poisson-sampled Gaussian (sigma, q = 1/T)
+                           * conditioned on using the record; its profile from `nested` */
+    PLD_ALLOCATION_ADD    /* (Q, P1) */
 } pld_pair;
+
+struct pld_nested;
 
 typedef struct pld_profile {
     pld_pair pair;
@@ -66,6 +72,9 @@ typedef struct pld_profile {
     const double *mix;    /* PLD_MIXTURE_*: mix_n sensitivities then mix_n probabilities,
                            * borrowed (from the event; the pld accountant keeps a copy) */
     size_t mix_n;
+    const struct pld_nested *nested; /* PLD_ALLOCATION_*: the T-fold Poisson composition the
+                           * profile is read from, borrowed (the pld accountant builds and
+                           * owns it); NULL until then */
 } pld_profile;
 
 #endif

@@ -23,6 +23,7 @@
 #include "pld_profiles.h"
 #include "pld_mechanisms.h"
 #include "pld_mixture.h"
+#include "pld_allocation.h"
 #include "shuffle/shuffle_clones.h"
 #include "gaussian_profile.h"
 #include "internal.h"
@@ -411,6 +412,8 @@ double pld_profile_log_delta(double epsilon, void *profile)
     case PLD_TRUNCATED_ADD: return truncated_mix(p, epsilon, MIX_DELTA, NULL);
     case PLD_MIXTURE_REMOVE:
     case PLD_MIXTURE_ADD: return pld_mixture_log_delta(p, epsilon);
+    case PLD_ALLOCATION_REMOVE:
+    case PLD_ALLOCATION_ADD: return pld_allocation_log_delta_relerr(p, epsilon, &ignored);
     default: return pld_mech_log_delta(p, epsilon);
     }
 }
@@ -443,6 +446,8 @@ double pld_profile_log_q_survival(double epsilon, void *profile)
     case PLD_TRUNCATED_ADD: return truncated_mix(p, epsilon, MIX_Q_SURVIVAL, NULL);
     case PLD_MIXTURE_REMOVE:
     case PLD_MIXTURE_ADD: return pld_mixture_log_q_survival(p, epsilon);
+    case PLD_ALLOCATION_REMOVE:
+    case PLD_ALLOCATION_ADD: return pld_allocation_log_q_survival(p, epsilon);
     default: return pld_mech_log_q_survival(p, epsilon);
     }
 }
@@ -517,6 +522,8 @@ void pld_profile_loss_range_z(const pld_profile *p, double z, double *lo, double
     }
     case PLD_MIXTURE_REMOVE:
     case PLD_MIXTURE_ADD: pld_mixture_loss_range(p, z, lo, hi); return;
+    case PLD_ALLOCATION_REMOVE:
+    case PLD_ALLOCATION_ADD: pld_allocation_loss_range(p, lo, hi); return;   /* the nested grids' */
     default: pld_mech_loss_range(p, z, lo, hi); return;
     }
 }
@@ -551,6 +558,11 @@ double pld_profile_delta_relerr(const pld_profile *p, double epsilon)
         pld_mixture_log_delta_relerr(p, epsilon, &relerr);
         return relerr;
     }
+    if (p->pair == PLD_ALLOCATION_REMOVE || p->pair == PLD_ALLOCATION_ADD) {
+        double relerr;
+        pld_allocation_log_delta_relerr(p, epsilon, &relerr);
+        return relerr;
+    }
     if (p->pair != PLD_POISSON_REMOVE && p->pair != PLD_POISSON_ADD)
         return pld_mech_delta_relerr(p, epsilon);
     double log_ratio;
@@ -569,6 +581,8 @@ double pld_profile_log_delta_relerr(double epsilon, const pld_profile *p, double
     if (isfinite(epsilon) && (p->pair == PLD_TRUNCATED_REMOVE || p->pair == PLD_TRUNCATED_ADD))
         return truncated_mix(p, epsilon, MIX_DELTA, relerr);
     if (p->pair == PLD_MIXTURE_REMOVE || p->pair == PLD_MIXTURE_ADD) return pld_mixture_log_delta_relerr(p, epsilon, relerr);
+    if (p->pair == PLD_ALLOCATION_REMOVE || p->pair == PLD_ALLOCATION_ADD)
+        return pld_allocation_log_delta_relerr(p, epsilon, relerr);
     if (isfinite(epsilon) &&
         (p->pair == PLD_POISSON_REMOVE || (p->pair == PLD_POISSON_ADD && !(epsilon < -700.0)))) {
         double log_ratio;
@@ -629,7 +643,8 @@ int pld_profile_equal(const pld_profile *a, const pld_profile *b)
            a->eps == b->eps && a->delta == b->delta && a->k == b->k && a->log_norm == b->log_norm &&
            a->randomizer == b->randomizer && a->log_full == b->log_full && a->log_trunc == b->log_trunc &&
            a->weight_relerr == b->weight_relerr && a->q2 == b->q2 && a->mix_n == b->mix_n &&
-           (a->mix == b->mix || a->mix_n == 0 || !memcmp(a->mix, b->mix, 2 * a->mix_n * sizeof *a->mix));
+           (a->mix == b->mix || a->mix_n == 0 || !memcmp(a->mix, b->mix, 2 * a->mix_n * sizeof *a->mix)) &&
+           a->nested == b->nested;
 }
 
 double pld_profile_atom_spacing(const pld_profile *p)
@@ -642,7 +657,9 @@ double pld_profile_atom_spacing(const pld_profile *p)
     case PLD_TRUNCATED_REMOVE:
     case PLD_TRUNCATED_ADD: return 0.0;
     case PLD_MIXTURE_REMOVE:
-    case PLD_MIXTURE_ADD: return 0.0;
+    case PLD_MIXTURE_ADD:
+    case PLD_ALLOCATION_REMOVE:
+    case PLD_ALLOCATION_ADD: return 0.0;
     case PLD_LAPLACE: return 1.0 / p->sigma;                  /* +-1/b */
     case PLD_RANDOMIZED_RESPONSE:
     case PLD_TRUNCATED_LAPLACE:                               /* +-eps and a continuous part */
@@ -808,10 +825,6 @@ static int unsupported(const dpa_event *e, dpa_error *err)
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "pld: sampling with replacement has no known dominating pair; it is not supported by "
                         "pld (nor by rdp)");
-    case DPA_EVENT_RANDOM_ALLOCATION:
-        return dpa_fail(err, DPA_EUNSUPPORTED,
-                        "pld: random_allocation events are not supported (an epoch's pair is a mixture over its "
-                        "steps, whose privacy loss distribution is not implemented); use rdp");
     default:
         return dpa_fail(err, DPA_EUNSUPPORTED, "pld: %s events are not supported", name);
     }
@@ -856,6 +869,26 @@ static void poisson_gaussian_pairs(double sigma, double q, pld_profile pairs[2])
     pairs[1] = (pld_profile){ .pair = PLD_POISSON_ADD, .sigma = sigma, .q = q };
 }
 
+/* The noise multiplier of the Gaussian inside a sampling event `leaf`
+ * (anything dpa_event_inverse_variance makes one Gaussian of); otherwise
+ * DPA_EUNSUPPORTED naming the inner kind, after `prefix` (e.g.
+ * "truncated_poisson of") and followed by `why`. */
+static int inner_gaussian_sigma(const dpa_event *leaf, const char *prefix, const char *why, double *sigma,
+                                dpa_error *err)
+{
+    double inv_var;
+    const dpa_event *bad = NULL;
+    int st = dpa_event_inverse_variance(dpa_event_child(leaf, 0), &inv_var, &bad);
+    if (st == DPA_EUNSUPPORTED)
+        return dpa_fail(err, st, "pld: %s %s events is not supported%s", prefix,
+                        dpa_event_kind_name(dpa_event_get_kind(bad)), why);
+    if (st) return dpa_fail(err, st, "pld: invalid event");
+    if (!(inv_var > 0.0) || !isfinite(inv_var))
+        return dpa_fail(err, DPA_EINVAL, "pld: Gaussian noise with 1/sigma^2 = %g has no finite bound", inv_var);
+    *sigma = 1.0 / sqrt(inv_var);
+    return DPA_OK;
+}
+
 /* Truncated Poisson sampling of a Gaussian (lib/truncated_poisson.c): the
  * PLD_TRUNCATED_* pairs; the Poisson pairs themselves where it never
  * truncates (max_batch = n). */
@@ -865,21 +898,15 @@ static int truncated_pairs(const dpa_event *leaf, dpa_relation relation, pld_pro
         return dpa_fail(err, DPA_EUNSUPPORTED,
                         "pld: truncated_poisson is analysed for add/remove neighbours (n counts the records of the "
                         "larger dataset); use the add/remove relation");
-    double inv_var, q = dpa_event_param(leaf, 0);
-    const dpa_event *bad = NULL;
-    int st = dpa_event_inverse_variance(dpa_event_child(leaf, 0), &inv_var, &bad);
-    if (st == DPA_EUNSUPPORTED)
-        return dpa_fail(err, st,
-                        "pld: truncated_poisson of %s events is not supported: its analysis (a kept record displaces "
-                        "another, moving the sum by up to twice the sensitivity) is for Gaussian noise only",
-                        dpa_event_kind_name(dpa_event_get_kind(bad)));
-    if (st) return dpa_fail(err, st, "pld: invalid event");
-    if (!(inv_var > 0.0) || !isfinite(inv_var))
-        return dpa_fail(err, DPA_EINVAL, "pld: Gaussian noise with 1/sigma^2 = %g has no finite bound", inv_var);
+    double sigma, q = dpa_event_param(leaf, 0);
+    int st = inner_gaussian_sigma(leaf, "truncated_poisson of",
+                                  ": its analysis (a kept record displaces another, moving the sum by up to twice "
+                                  "the sensitivity) is for Gaussian noise only",
+                                  &sigma, err);
+    if (st) return st;
     dpa_truncated_mixture m;
     st = dpa_truncated_poisson_mixture(q, dpa_event_count(leaf, 0), dpa_event_count(leaf, 1), &m, err);
     if (st) return st;
-    const double sigma = 1.0 / sqrt(inv_var);
     if (m.log_trunc == -INFINITY) {
         poisson_gaussian_pairs(sigma, q, pairs);
         return DPA_OK;
@@ -888,6 +915,38 @@ static int truncated_pairs(const dpa_event *leaf, dpa_relation relation, pld_pro
                               .log_trunc = m.log_trunc, .weight_relerr = m.weight_relerr, .q2 = m.q2 };
     pairs[1] = pairs[0];
     pairs[1].pair = PLD_TRUNCATED_ADD;
+    return DPA_OK;
+}
+
+/* One epoch of random allocation of `selected` = K of T steps: the pair of
+ * one of m = floor(T/K) steps (pld_allocation.c), which the accountant
+ * composes K times (visit_leaf; the reduction is argued in
+ * accountants/rdp/rdp.c); m = 1 is the Gaussian itself. */
+static int allocation_pairs(const dpa_event *leaf, dpa_relation relation, pld_profile pairs[2], dpa_error *err)
+{
+    if (relation != DPA_ADD_REMOVE)
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "pld: random_allocation is analysed for add/remove neighbours; use the add/remove relation");
+    double sigma;
+    int st = inner_gaussian_sigma(leaf, "random_allocation of", " (the decomposition is computed for Gaussian noise)",
+                                  &sigma, err);
+    if (st) return st;
+    const uint64_t steps = dpa_event_count(leaf, 0), selected = dpa_event_count(leaf, 1);
+    const uint64_t m = selected ? steps / selected : 0;
+    if (m < 1) return dpa_fail(err, DPA_EINVAL, "pld: random_allocation with selected = %llu of %llu steps",
+                               (unsigned long long)selected, (unsigned long long)steps);
+    if (m == 1) {
+        poisson_gaussian_pairs(sigma, 1.0, pairs);
+        return DPA_OK;
+    }
+    if (m > ALLOCATION_MAX_STEPS)
+        return dpa_fail(err, DPA_EUNSUPPORTED,
+                        "pld: random_allocation over %llu steps an epoch is beyond the %g this accountant composes "
+                        "(the epoch is composed step by step); use rdp",
+                        (unsigned long long)m, (double)ALLOCATION_MAX_STEPS);
+    pairs[0] = (pld_profile){ .pair = PLD_ALLOCATION_REMOVE, .sigma = sigma, .q = 1.0 / (double)m, .k = m };
+    pairs[1] = pairs[0];
+    pairs[1].pair = PLD_ALLOCATION_ADD;
     return DPA_OK;
 }
 
@@ -964,6 +1023,7 @@ int pld_profile_of_event(const dpa_event *leaf, dpa_relation relation, pld_profi
     if (relation != DPA_ADD_REMOVE && relation != DPA_REPLACE_ONE)
         return dpa_fail(err, DPA_EINVAL, "pld: unknown neighbouring relation %d", (int)relation);
     if (dpa_event_get_kind(leaf) == DPA_EVENT_TRUNCATED_POISSON) return truncated_pairs(leaf, relation, pairs, err);
+    if (dpa_event_get_kind(leaf) == DPA_EVENT_RANDOM_ALLOCATION) return allocation_pairs(leaf, relation, pairs, err);
     int sampled;
     double q;
     int st = sampling_of(leaf, &sampled, &q, err);

@@ -713,7 +713,10 @@ static void shuffled_batches_benches(void)
 
 /* Random allocation (Feldman & Shenfeld 2025), rdp: one epoch's moments by
  * Miller's recurrence (T = 1e4, above the grid's largest order) or binary
- * powering above T + 1 (T = 1e3), then the query's search. */
+ * powering above T + 1 (T = 1e3), then the query's search.  pld: the
+ * T-fold Poisson composition of each world once (the nested grids, step
+ * 1e-4), then the epochs' grids: the cost grows like T log T in the
+ * nested composition, and with the epochs as any composition does. */
 static void random_allocation_benches(void)
 {
     dpa_error err = { 0 };
@@ -725,6 +728,17 @@ static void random_allocation_benches(void)
         char size[64];
         snprintf(size, sizeof size, "T=%llu, 10 epochs, sigma=1", (unsigned long long)steps[i]);
         method_epsilon("rdp", "random allocation", size, e);
+        method_epsilon("pld", "random allocation", size, e);
+        dpa_event_free(e);
+    }
+    const uint64_t epochs[] = { 1, 100 };
+    for (int i = 0; i < 2; i++) {
+        dpa_event *e = dpa_event_random_allocation(10000, 1, dpa_event_gaussian(1.0, &err), &err);
+        if (e && epochs[i] > 1) e = dpa_event_self_composed(e, epochs[i], &err);
+        if (!e) die(&err);
+        char size[64];
+        snprintf(size, sizeof size, "T=10000, %llu epochs, sigma=1", (unsigned long long)epochs[i]);
+        method_epsilon("pld", "random allocation", size, e);
         dpa_event_free(e);
     }
 }

@@ -529,7 +529,15 @@ expect_ok "shuffle: default accountant is batches" '^method +batches$' \
 # search's answer is within its 1e-4 relative bracket above that
 expect_ok "shuffle: calibrate sigma (no amplification: sigma = sqrt(E)/mu)" '^noise multiplier +4\.649(3[5-9]|4)' \
     calibrate --dataset-size 60000 --batch-size 256 --epochs 60 --epsilon 8 --delta 1e-5 --sampling shuffle
-# --sampling balls-in-bins: ceil(N/B) = 235 steps an epoch, random allocation by rdp, the Poisson value beside it
+# --sampling balls-in-bins: ceil(N/B) = 235 steps an epoch, random allocation by pld (default) and rdp, the
+# Poisson value beside it
+expect_ok "balls-in-bins: default accountant is pld" '^method +pld$' \
+    epsilon --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling balls-in-bins
+run compare --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling balls-in-bins \
+    --format csv
+check "balls-in-bins: pld's decomposition below rdp's bound, above the mc estimate" 'v1 < v2 && v1 > v3' \
+    "$(awk -F, '$1 == "pld" { print $5 }' "$TMP/out")" "$(awk -F, '$1 == "rdp" { print $5 }' "$TMP/out")" \
+    "$(awk -F, '$1 == "mc" { print $5 }' "$TMP/out")"
 expect_ok "balls-in-bins: the event it accounts" \
     'self_composed\(count=60, random_allocation\(steps=235, selected=1, gaussian\(sigma=1\.1\)\)\)' \
     compare --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling balls-in-bins
@@ -1202,8 +1210,7 @@ expect_ok "event text: json" '"epsilon_upper": 4\.377' epsilon --mechanism 'gdp(
 if is_json "$TMP/out"; then pass "event text: json is valid JSON"; else fail "event text: json is valid JSON"; fi
 # random allocation (Feldman & Shenfeld 2025): rdp bounds it below the same
 # Gaussian steps without amplification (10 steps of sigma = 1, exact from the
-# gaussian accountant); every step selected is the plain composition; pld
-# refuses it, naming rdp
+# gaussian accountant); every step selected is the plain composition
 ALLOC='self_composed(count=10, random_allocation(steps=100, selected=1, gaussian(sigma=1)))'
 expect_ok "event text: random allocation (rdp)" '^upper +[0-9]' epsilon --mechanism "$ALLOC" --delta 1e-5 \
     --accountant rdp
@@ -1217,8 +1224,12 @@ every_up=$(field upper)
 expect_ok "event text: 15 steps composed" '^upper +[0-9]' epsilon --delta 1e-5 --accountant rdp \
     --mechanism 'self_composed(count=15, gaussian(sigma=4))'
 check "event text: every step selected is the composition" "v1 == v2" "$every_up" "$(field upper)"
-expect_error "event text: pld refuses random allocation (exit 1)" 1 "use rdp" \
-    epsilon --mechanism "$ALLOC" --delta 1e-5 --accountant pld
+# pld: Feldman & Shenfeld's decomposition, its bracket narrowed by rdp's bound
+expect_ok "event text: random allocation (pld)" '^flags +lower bound of the dominating pair' epsilon \
+    --mechanism "$ALLOC" --delta 1e-5 --accountant pld
+check "event text: pld's random allocation at or below rdp's" "v1 <= v2" "$(field upper)" "$alloc_up"
+expect_error "event text: pld refuses random allocation under replace-one (exit 1)" 1 "add/remove" \
+    epsilon --mechanism "$ALLOC" --delta 1e-5 --accountant pld --relation replace-one
 expect_error "event text: rdp refuses 1 < selected < steps (exit 1)" 1 "selected = 2 of 100" \
     epsilon --mechanism 'random_allocation(steps=100, selected=2, gaussian(sigma=1))' --delta 1e-5 --accountant rdp
 expect_usage "event text: random allocation names a bad argument" "selected (the steps each record is used in)" \
