@@ -217,3 +217,15 @@ def test_dp_accounting_published_values():
     b = Accountant("rdp", orders=range(2, 33)).compose(dpacct.ZCDP(0.0, 1.1)).epsilon(1e-5)
     assert b.upper == pytest.approx(1.32783806176, abs=1e-10)
     assert b.order == 32 and b.flags & Bound.ORDER_AT_EDGE
+
+
+def test_random_allocation_decomposition():
+    """pld's random allocation (Feldman & Shenfeld's decomposition) at T = 2,
+    sigma = 1, one epoch: the remove world's delta(0.5) of the pair is
+    0.225964323852 by quadrature (tests/ref/allocation_decomposition.py),
+    above the allocation's own 0.149177523136; the bound is the pair's."""
+    from dpacct import RandomAllocation
+    b = Accountant("pld").compose(RandomAllocation(2, 1, Gaussian(1.0))).delta(0.5)
+    assert b.lower <= 0.225964323852 <= b.upper
+    assert b.upper - b.lower <= 1e-3 * b.upper
+    assert b.flags & Bound.PAIR_LOWER
