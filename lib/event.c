@@ -10,6 +10,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -670,6 +671,46 @@ dpa_event_kind dpa_event_kind_from_name(const char *name, size_t len)
         if (kind_info[k].name && strlen(kind_info[k].name) == len && !strncmp(kind_info[k].name, name, len))
             return (dpa_event_kind)k;
     return DPA_EVENT_INVALID;
+}
+
+/* Levenshtein distance of a[0..la) and b (case-insensitive), at most
+ * 63 characters of each (longer names are nobody's typo of an event). */
+static size_t edit_distance(const char *a, size_t la, const char *b)
+{
+    size_t lb = strlen(b);
+    if (la > 63 || lb > 63) return (size_t)-1;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+            size_t best = diag + !same;
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *dpa_event_kind_nearest(const char *name, size_t len)
+{
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (size_t k = 0; k < sizeof kind_info / sizeof kind_info[0]; k++) {
+        if (!kind_info[k].name) continue;
+        size_t d = edit_distance(name, len, kind_info[k].name);
+        if (d < best_d) {
+            best_d = d;
+            best = kind_info[k].name;
+        }
+    }
+    /* a typo, not another word: at most a third of the name changed */
+    return best && 3 * best_d <= strlen(best) ? best : NULL;
 }
 
 static int visit(const dpa_event *e, double times, dpa_leaf_visitor fn, void *ctx,

@@ -252,7 +252,9 @@ static dpa_event *from_json(reader *r, json_t *v, size_t depth)
     size_t klen = json_string_length(k);
     dpa_event_kind kind = dpa_event_kind_from_name(kname, klen);
     if (kind == DPA_EVENT_INVALID || strlen(kname) != klen) {
-        event_fail_at(&p, 0, "unknown event \"%.40s\"", kname);
+        const char *near = dpa_event_kind_nearest(kname, strlen(kname));
+        if (near) event_fail_at(&p, 0, "unknown event \"%.40s\" (did you mean \"%s\"?)", kname, near);
+        else event_fail_at(&p, 0, "unknown event \"%.40s\" (the kinds are listed in dpacct(1), EVENTS AS JSON)", kname);
         return NULL;
     }
     /* on the heap: a thousand levels of kilobytes would not fit a thread's stack */

@@ -731,11 +731,15 @@ static dpa_event *parse_event(parser *p, size_t depth)
     }
     dpa_event_kind kind = dpa_event_kind_from_name(p->text + at, n);
     if (kind == DPA_EVENT_INVALID) {
-        char names[600] = "";
-        size_t used = 0;
-        for (int k = 0; strcmp(dpa_event_kind_name((dpa_event_kind)k), "unknown"); k++)
-            append(names, sizeof names, &used, "%s%s", k ? ", " : "", dpa_event_kind_name((dpa_event_kind)k));
-        fail_at(p, at, "unknown event '%.*s' (the events: %s)", (int)(n < 40 ? n : 40), p->text + at, names);
+        /* the whole list of kinds no longer fits an error message: the
+         * nearest name, and where the list is */
+        const char *near = dpa_event_kind_nearest(p->text + at, n);
+        if (near)
+            fail_at(p, at, "unknown event '%.*s' (did you mean %s? the events are listed in dpacct(1), EVENTS AS TEXT)",
+                    (int)(n < 40 ? n : 40), p->text + at, near);
+        else
+            fail_at(p, at, "unknown event '%.*s' (the events are listed in dpacct(1), EVENTS AS TEXT)",
+                    (int)(n < 40 ? n : 40), p->text + at);
         return NULL;
     }
     p->at += n;

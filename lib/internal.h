@@ -32,6 +32,9 @@ const char *dpa_event_slot_name(dpa_event_kind kind, int is_count, unsigned i);
 /* The kind named name[0..len) ("compose" too, for composed),
  * DPA_EVENT_INVALID when none is. */
 dpa_event_kind dpa_event_kind_from_name(const char *name, size_t len);
+/* The event kind whose name is nearest name[0..len) (a typo: at most a
+ * third of its letters changed), or NULL. */
+const char *dpa_event_kind_nearest(const char *name, size_t len);
 /* x with the fewest significant digits (at most 17) that read back as x
  * with strtod, into buf (snprintf's conventions); returns the length. */
 size_t dpa_format_double(double x, char *buf, size_t size);
