@@ -721,14 +721,20 @@ static int compose_world(const pld_state *s, int w, double h, double theta, pld_
 
 /* ---- random allocation: the nested compositions ----------------------------------- */
 
-/* The nested grids (pld_allocation.c) at one fixed step and tilt: their
- * bracket is the allocation pair's profile at every step the query's
- * refinement tries.  At 1e-4 the T-fold composition's bracket is well
- * inside the 1e-3 the queries ask by default (tests/test_allocation.c);
- * the tilt keeps its FFT rounding small relative to the right tail the
- * epochs' composition reads. */
+/* The nested grids (pld_allocation.c) at one fixed step: their bracket is
+ * the allocation pair's profile at every step the query's refinement
+ * tries.  At 1e-4 the T-fold composition's bracket is well inside the
+ * 1e-3 the queries ask by default (tests/test_allocation_pld.c).  Both
+ * sides at tilt 1, whose FFT rounding is small relative to the profile
+ * where it is not tiny; the upper side again at tilt 8, whose rounding
+ * shrinks like e^{-8 eps'} into the right tail, where tilt 1's is a floor
+ * (T = 235, sigma = 1.1: about 1e-10 an epoch at tilt 1, 1e-12 in the add
+ * world and none visible above 1e-17 in the remove world at tilt 8; tilt 8
+ * alone widens the left part: T = 2 at eps 0 by half).  The lower side
+ * keeps tilt 1 (one lattice must give both its values and its masses). */
 #define NESTED_STEP 1e-4
 #define NESTED_THETA 1.0
+#define NESTED_STEEP_THETA 8.0
 
 static int build_nested(pld_state *s, double sigma, uint64_t steps, int add, pld_nested **out)
 {
@@ -743,7 +749,16 @@ static int build_nested(pld_state *s, double sigma, uint64_t steps, int add, pld
                           { .pair = PLD_POISSON_ADD, .sigma = sigma, .q = q } },
                         steps };
     int st = component_grids(&c, add, FULL_TAIL_Z, NESTED_STEP, NESTED_THETA, 0, s->fft, n->grid);
-    if (!st) st = pld_nested_finish(n);
+    if (!st) {
+        pld_grid steep[2];
+        /* a steep tilt may not build (losses beyond the doubles' reach at
+         * e^{8 l}): then the first pair of grids serves alone */
+        if (!component_grids(&c, add, FULL_TAIL_Z, NESTED_STEP, NESTED_STEEP_THETA, 1, s->fft, steep)) {
+            n->steep = steep[PLD_UPPER];
+            n->n_steep = 1;
+        }
+        st = pld_nested_finish(n);
+    }
     if (st) {
         pld_nested_free(n);
         free(n);

@@ -32,7 +32,8 @@
  * Feldman & Shenfeld state the same two formulas.
  *
  * Bounds.  delta_M and delta_M' are bracketed by the nested grids (pld.c:
- * the Poisson pair's upper and lower lattices composed T times, tilted):
+ * the Poisson pair's upper and lower lattices composed T times, tilted;
+ * the upper once more at a steeper tilt, the smaller upper value kept):
  * the upper grid's profile (FFT pad included) lies above the composition's
  * and the lower grid's below, at every eps', so (R) and (A) evaluated on
  * them bracket delta_P1 and delta_A at every eps, lambda rounded against
@@ -135,6 +136,7 @@ static void delta_bracket(const pld_nested *n, double eps, double *lo, double *u
     double e_min, e_max;
     eps_range(n, eps, &e_min, &e_max);
     double u = pld_profile_table_delta(&n->table[PLD_UPPER], e_min, PLD_UPPER);
+    if (n->n_steep) u = fmin(u, pld_profile_table_delta(&n->steep_table, e_min, PLD_UPPER));
     double l = pld_profile_table_delta(&n->table[PLD_LOWER], e_max, PLD_LOWER);
     if (!n->add) {
         u = u / n->lambda_lo * (1.0 + 4.0 * U);
@@ -270,6 +272,7 @@ int pld_nested_finish(pld_nested *n)
     n->qsuf = NULL;
     int st = DPA_OK;
     for (int side = 0; side < 2 && !st; side++) st = pld_profile_table_init(&n->table[side], &n->grid[side]);
+    if (!st && n->n_steep) st = pld_profile_table_init(&n->steep_table, &n->steep);
     if (st) return st;
     const pld_grid *g = &n->grid[PLD_LOWER];
     n->qsuf = malloc((g->n + 1) * sizeof *n->qsuf);
@@ -291,8 +294,8 @@ int pld_nested_finish(pld_nested *n)
      * world, the lattice's own masses), from either grid, widened by a
      * node. */
     double lambda = 0.5 * (n->lambda_lo + n->lambda_hi), lo = INFINITY, hi = -INFINITY;
-    for (int side = 0; side < 2; side++) {
-        const pld_grid *s = &n->grid[side];
+    for (int side = 0; side < 2 + n->n_steep; side++) {
+        const pld_grid *s = side < 2 ? &n->grid[side] : &n->steep;
         double below = 0.0;
         for (size_t j = 0; j < s->n; j++) {
             double l = loss_of(s, j), m = plain_mass(s, j);
@@ -329,6 +332,8 @@ void pld_nested_free(pld_nested *n)
         pld_profile_table_free(&n->table[side]);
         pld_grid_free(&n->grid[side]);
     }
+    pld_profile_table_free(&n->steep_table);
+    pld_grid_free(&n->steep);
     free(n->qsuf);
     n->qsuf = NULL;
 }

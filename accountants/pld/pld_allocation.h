@@ -26,6 +26,12 @@ typedef struct pld_nested {
     double lambda_lo, lambda_hi;   /* lambda = 1 - (1 - 1/T)^T, bracketed */
     pld_grid grid[2];              /* [PLD_UPPER], [PLD_LOWER], tilted */
     pld_profile_table table[2];
+    /* the upper side once more at a steeper tilt (its FFT rounding small
+     * far in the right tail, where the first's is a floor): the upper
+     * bound is the smaller of the two; n_steep = 0 or 1 */
+    int n_steep;
+    pld_grid steep;
+    pld_profile_table steep_table;
     double *qsuf;                  /* the lower grid's second-distribution masses (Q in the
                                     * remove world, M in the add world), summed from node i
                                     * up, rounded up; grid[PLD_LOWER].n + 1 entries */
@@ -36,7 +42,8 @@ typedef struct pld_nested {
  * uses the record at least once in T steps, in [*lo, *hi]. */
 void pld_allocation_lambda(uint64_t steps, double *lo, double *hi);
 
-/* Completes a pld_nested whose add, steps and grids are set: the profile
+/* Completes a pld_nested whose add, steps, grids (and steep grid, if
+ * n_steep) are set: the profile
  * tables, qsuf and the loss range.  DPA_ENOMEM or DPA_EACCURACY (the grids
  * hold no usable mass); on failure the caller frees it. */
 int pld_nested_finish(pld_nested *n);
