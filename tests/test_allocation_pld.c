@@ -5,7 +5,8 @@
  * q = 1/T conditioned on using the record, composed over epochs.
  *
  * References: the pair's deltas at T = 2 by one- and two-dimensional
- * quadrature (tests/ref/allocation_decomposition.py), the exact random
+ * quadrature, and over five epochs by a numpy lattice composition
+ * (tests/ref/allocation_decomposition.py), the exact random
  * allocation's at T = 2 (the same script, and tests/ref/allocation_mc.py),
  * and, at T = 235, the pld accountant's own Poisson composition queried
  * through the public API at the transformed eps' and mapped by the
@@ -78,6 +79,30 @@ START_TEST(two_steps_contain_quadrature)
             ck_assert_msg(dir[w].lower >= exact_allocation, "eps %g world %d: %.12g below the allocation's %.12g",
                           two_ref[i][0], w, dir[w].lower, exact_allocation);
         }
+    }
+    dpa_accountant_free(a);
+}
+END_TEST
+
+/* tests/ref/allocation_decomposition.py --epochs: five epochs of the pair
+ * at T = 2, sigma = 1, by a numpy lattice composition (step 2e-3, losses
+ * rounded up and down): { world, eps, lower, upper }. */
+static const double five_ref[][4] = {
+    { 0, 1.0, 0.5573695572, 0.5589874322 }, { 0, 2.0, 0.395477395, 0.3970518612 },
+    { 0, 3.0, 0.2507033335, 0.2519961956 }, { 1, 1.0, 0.5433346256, 0.5451305256 },
+    { 1, 2.0, 0.3624994207, 0.3642557326 }, { 1, 3.0, 0.2041515165, 0.2055201717 },
+};
+
+START_TEST(five_epochs_meet_lattice_reference)
+{
+    dpa_accountant *a = accountant_with("pld", allocation_event(2, 1, 1.0, 5));
+    for (size_t i = 0; i < sizeof five_ref / sizeof five_ref[0]; i++) {
+        dpa_bound dir[2];
+        directions(a, five_ref[i][1], dir);
+        const dpa_bound *b = &dir[(int)five_ref[i][0]];
+        ck_assert_msg(b->lower <= five_ref[i][3] && five_ref[i][2] <= b->upper,
+                      "world %g eps %g: [%.10g, %.10g] against the lattice's [%.10g, %.10g]", five_ref[i][0],
+                      five_ref[i][1], b->lower, b->upper, five_ref[i][2], five_ref[i][3]);
     }
     dpa_accountant_free(a);
 }
@@ -226,6 +251,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, two_steps_contain_quadrature);
+    tcase_add_test(tc, five_epochs_meet_lattice_reference);
     tcase_add_test(tc, many_steps_match_poisson_transform);
     tcase_add_test(tc, selected_reduces);
     tcase_add_test(tc, mnist_balls_in_bins);

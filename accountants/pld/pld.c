@@ -721,20 +721,34 @@ static int compose_world(const pld_state *s, int w, double h, double theta, pld_
 
 /* ---- random allocation: the nested compositions ----------------------------------- */
 
-/* The nested grids (pld_allocation.c) at one fixed step: their bracket is
- * the allocation pair's profile at every step the query's refinement
- * tries.  At 1e-4 the T-fold composition's bracket is well inside the
- * 1e-3 the queries ask by default (tests/test_allocation_pld.c).  Both
- * sides at tilt 1, whose FFT rounding is small relative to the profile
- * where it is not tiny; the upper side again at tilt 8, whose rounding
- * shrinks like e^{-8 eps'} into the right tail, where tilt 1's is a floor
- * (T = 235, sigma = 1.1: about 1e-10 an epoch at tilt 1, 1e-12 in the add
- * world and none visible above 1e-17 in the remove world at tilt 8; tilt 8
- * alone widens the left part: T = 2 at eps 0 by half).  The lower side
- * keeps tilt 1 (one lattice must give both its values and its masses). */
+/* The nested grids (pld_allocation.c), built once: their bracket is the
+ * allocation pair's profile at every step the query's refinement tries.
+ * - Step 1e-4 (or s/64 where finer, s = sqrt(T q^2 (e^{1/sigma^2} - 1)) at
+ *   q = 1/T, the spread of the composition's loss near zero), finer again
+ *   (by 4, NESTED_TRIES times) while one step's losses, of order q, are too
+ *   fine for it: the lower construction refuses, or merges the step into a
+ *   few nodes.  At 1e-4 the T-fold composition's bracket is well inside the
+ *   1e-3 the queries ask by default (tests/test_allocation_pld.c).
+ * - Tilt 1 for both sides, whose FFT rounding is small relative to the
+ *   profile where it is not tiny; the upper side again at tilt 8, whose
+ *   rounding shrinks like e^{-8 eps'} into the right tail, where tilt 1's is
+ *   a floor (T = 235, sigma = 1.1: about 1e-10 an epoch at tilt 1, 1e-12 in
+ *   the add world and none visible above 1e-17 in the remove world at 8;
+ *   tilt 8 alone widens the left part: T = 2 at eps 0 by half).  The lower
+ *   side keeps tilt 1 (one lattice must give both its values and its
+ *   masses).  Tilts scaled to 1/s instead (steeper for long epochs) fail:
+ *   one step's lognormal tail then dominates the tilted measure (T = 235:
+ *   1/s = 11.7 trims the bulk away). */
 #define NESTED_STEP 1e-4
+#define NESTED_TRIES 4                  /* down to 1e-4 / 4^3 */
 #define NESTED_THETA 1.0
 #define NESTED_STEEP_THETA 8.0
+
+static double nested_spread(double sigma, uint64_t steps)
+{
+    double v = expm1(1.0 / (sigma * sigma)) / (double)steps;
+    return isfinite(v) && v > 0.0 ? sqrt(v) : INFINITY;
+}
 
 static int build_nested(pld_state *s, double sigma, uint64_t steps, int add, pld_nested **out)
 {
@@ -748,12 +762,26 @@ static int build_nested(pld_state *s, double sigma, uint64_t steps, int add, pld
     pld_component c = { { { .pair = PLD_POISSON_REMOVE, .sigma = sigma, .q = q },
                           { .pair = PLD_POISSON_ADD, .sigma = sigma, .q = q } },
                         steps };
-    int st = component_grids(&c, add, FULL_TAIL_Z, NESTED_STEP, NESTED_THETA, 0, s->fft, n->grid);
+    const double spread = nested_spread(sigma, steps);
+    /* A small q (many steps an epoch) makes one step's losses of order q,
+     * which a coarse step cannot discretise from below: finer steps then,
+     * until one builds or the transform limit refuses them. */
+    int st = DPA_EACCURACY;
+    double h = isfinite(spread) ? fmin(NESTED_STEP, spread / 64.0) : NESTED_STEP;
+    for (int i = 0; i < NESTED_TRIES && st == DPA_EACCURACY; i++, h *= 0.25) {
+        st = component_grids(&c, add, FULL_TAIL_Z, h, NESTED_THETA, 0, s->fft, n->grid);
+        /* a lower lattice merged into a few nodes says nothing: finer */
+        if (!st && 4 * n->grid[PLD_LOWER].n < n->grid[PLD_UPPER].n) {
+            pld_grid_free(&n->grid[PLD_UPPER]);
+            pld_grid_free(&n->grid[PLD_LOWER]);
+            st = DPA_EACCURACY;
+        }
+    }
     if (!st) {
         pld_grid steep[2];
         /* a steep tilt may not build (losses beyond the doubles' reach at
          * e^{8 l}): then the first pair of grids serves alone */
-        if (!component_grids(&c, add, FULL_TAIL_Z, NESTED_STEP, NESTED_STEEP_THETA, 1, s->fft, steep)) {
+        if (!component_grids(&c, add, FULL_TAIL_Z, n->grid[PLD_UPPER].h, NESTED_STEEP_THETA, 1, s->fft, steep)) {
             n->steep = steep[PLD_UPPER];
             n->n_steep = 1;
         }
@@ -793,8 +821,8 @@ static int own_nested(pld_state *s, pld_profile pair[WORLDS], dpa_error *err)
             if (st)
                 return dpa_fail(err, st,
                                 "pld: random_allocation: the %llu-fold Poisson composition (sigma %g, q = 1/%llu) its "
-                                "decomposition reads could not be built (a noise this small spreads the losses beyond "
-                                "the transform's reach); use rdp",
+                                "decomposition reads could not be built (one step's losses, of order q, or a noise "
+                                "this small, need a finer lattice than the transform's limit allows); use rdp",
                                 (unsigned long long)pair[w].k, pair[w].sigma, (unsigned long long)pair[w].k);
             s->nested[s->n_nested++] = n;
             found = n;
