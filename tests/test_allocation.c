@@ -45,6 +45,17 @@ static void sum_compositions(unsigned left, unsigned parts, const mpfr_t w, cons
     mpfr_clears(x, f, (mpfr_ptr)0);
 }
 
+/* log(sum / denominator)/(alpha - 1), the Renyi divergence of a moment
+ * given as a quotient, rounded up to a double (above the truth); sum is
+ * overwritten. */
+static double rdp_of_moment(mpfr_t sum, const mpfr_t denominator, unsigned alpha)
+{
+    mpfr_div(sum, sum, denominator, MPFR_RNDN);
+    mpfr_log(sum, sum, MPFR_RNDN);
+    mpfr_div_ui(sum, sum, alpha - 1, MPFR_RNDN);
+    return mpfr_get_d(sum, MPFR_RNDU);
+}
+
 /* D_alpha(P || Q) = log(alpha! T^-alpha sum ...)/(alpha - 1) at 256 bits,
  * rounded up to a double (above the truth). */
 static double mpfr_remove_rdp(unsigned T, double sigma, unsigned alpha)
@@ -61,10 +72,7 @@ static double mpfr_remove_rdp(unsigned T, double sigma, unsigned alpha)
     mpfr_fac_ui(t, alpha, MPFR_RNDN);
     mpfr_mul(acc, acc, t, MPFR_RNDN);
     mpfr_ui_pow_ui(t, T, alpha, MPFR_RNDN);
-    mpfr_div(acc, acc, t, MPFR_RNDN);
-    mpfr_log(acc, acc, MPFR_RNDN);
-    mpfr_div_ui(acc, acc, alpha - 1, MPFR_RNDN);
-    double v = mpfr_get_d(acc, MPFR_RNDU);
+    double v = rdp_of_moment(acc, t, alpha);
     mpfr_clears(acc, one, inv2s2, t, (mpfr_ptr)0);
     return v;
 }
@@ -449,10 +457,7 @@ static double mpfr_subsets_rdp_of(unsigned T, unsigned K, const uint64_t *counts
     }
     mpfr_set_uj(c, binomial_u64(T, K), MPFR_RNDN);
     mpfr_pow_ui(c, c, alpha, MPFR_RNDN);
-    mpfr_div(acc, acc, c, MPFR_RNDN);
-    mpfr_log(acc, acc, MPFR_RNDN);
-    mpfr_div_ui(acc, acc, alpha - 1, MPFR_RNDN);
-    double v = mpfr_get_d(acc, MPFR_RNDU);
+    double v = rdp_of_moment(acc, c, alpha);
     mpfr_clears(acc, inv_s2, term, c, (mpfr_ptr)0);
     return v;
 }
