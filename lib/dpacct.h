@@ -348,12 +348,13 @@ dpa_event *dpa_event_repeated_selected(dpa_event *inner, int distribution,
  * Chua et al., ICML 2025): one epoch of `steps` steps, each running
  * `inner`, in which each record is used in exactly `selected` of the
  * steps, chosen uniformly at random.  1 <= selected <= steps; E epochs
- * are dpa_event_self_composed(allocation, E).  Bounded by rdp only (the
- * mc accountant estimates selected = 1, flagged approximate):
- * selected = steps is the steps-fold composition of inner; selected = 1
- * with a Gaussian inner event under add/remove neighbours is a certified
- * bound (docs/api.md); other values of selected, and the other
- * accountants, are refused (DPA_EUNSUPPORTED). */
+ * are dpa_event_self_composed(allocation, E).  Bounded by rdp and pld
+ * (the mc accountant estimates selected = 1, flagged approximate):
+ * selected = steps is the steps-fold composition of inner; other values
+ * of selected with a Gaussian inner event under add/remove neighbours are
+ * a certified bound (selected = 1 directly, 1 < selected < steps by the
+ * reduction to `selected` rounds of one of floor(steps/selected) steps;
+ * docs/api.md); the other accountants refuse it (DPA_EUNSUPPORTED). */
 dpa_event *dpa_event_random_allocation(uint64_t steps, uint64_t selected, dpa_event *inner, dpa_error *err);
 
 /* Frees e and all its children; NULL is a no-op. */

@@ -71,8 +71,8 @@ static const struct {
     /* Not random_allocation's steps or selected: more steps per epoch
      * spread a record's use thinner (more amplification, so the search
      * would go the other way), but no monotonicity in either is proven for
-     * the mechanism, and rdp's bound jumps from selected = 1 to
-     * selected = steps with nothing in between. */
+     * the mechanism, and rdp's bound (K rounds of one of floor(T/K)
+     * steps) jumps where floor(T/K) does. */
 };
 
 int event_hole_describe(dpa_event_kind kind, const char *name, int is_count, dpa_event_hole *hole, char *why,

@@ -3,8 +3,11 @@
  * arXiv:2502.08202): the event's checks, the rdp accountant's bound
  * against an MPFR enumeration of the multinomial sum written here, against
  * mpmath values of tests/ref/allocation_rdp.py, and against closed forms
- * (the Gaussian, its composition, the add direction's bound); every other
- * accountant refuses the event.
+ * (the Gaussian, its composition, the add direction's bound); K of T
+ * steps (1 < K < T) against an MPFR enumeration of every tuple of K-subsets
+ * (remove direction) and Gauss-Hermite values of
+ * tests/ref/allocation_subsets.py (add direction); every other accountant
+ * refuses the event.
  */
 #include "mpfr_ref.h"
 #include "dpacct.h"
@@ -15,6 +18,7 @@
 #include <float.h>
 #include <math.h>
 #include <mpfr.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +45,17 @@ static void sum_compositions(unsigned left, unsigned parts, const mpfr_t w, cons
     mpfr_clears(x, f, (mpfr_ptr)0);
 }
 
+/* log(sum / denominator)/(alpha - 1), the Renyi divergence of a moment
+ * given as a quotient, rounded up to a double (above the truth); sum is
+ * overwritten. */
+static double rdp_of_moment(mpfr_t sum, const mpfr_t denominator, unsigned alpha)
+{
+    mpfr_div(sum, sum, denominator, MPFR_RNDN);
+    mpfr_log(sum, sum, MPFR_RNDN);
+    mpfr_div_ui(sum, sum, alpha - 1, MPFR_RNDN);
+    return mpfr_get_d(sum, MPFR_RNDU);
+}
+
 /* D_alpha(P || Q) = log(alpha! T^-alpha sum ...)/(alpha - 1) at 256 bits,
  * rounded up to a double (above the truth). */
 static double mpfr_remove_rdp(unsigned T, double sigma, unsigned alpha)
@@ -57,10 +72,7 @@ static double mpfr_remove_rdp(unsigned T, double sigma, unsigned alpha)
     mpfr_fac_ui(t, alpha, MPFR_RNDN);
     mpfr_mul(acc, acc, t, MPFR_RNDN);
     mpfr_ui_pow_ui(t, T, alpha, MPFR_RNDN);
-    mpfr_div(acc, acc, t, MPFR_RNDN);
-    mpfr_log(acc, acc, MPFR_RNDN);
-    mpfr_div_ui(acc, acc, alpha - 1, MPFR_RNDN);
-    double v = mpfr_get_d(acc, MPFR_RNDU);
+    double v = rdp_of_moment(acc, t, alpha);
     mpfr_clears(acc, one, inv2s2, t, (mpfr_ptr)0);
     return v;
 }
@@ -332,6 +344,283 @@ START_TEST(epochs_compose)
 }
 END_TEST
 
+/* ---- K of T steps (1 < K < T): exact values by enumeration ----------------- *
+ *
+ * The remove direction.  With the record, the epoch's T outputs (the
+ * others' sums removed) are P = C(T,K)^-1 sum_S N(1_S, s^2 I_T), S over the
+ * K-subsets of [T]; without it Q = N(0, s^2 I_T).  So
+ *   P/Q(x) = C(T,K)^-1 sum_S exp((<x, 1_S> - K/2)/s^2),
+ * and for an integer alpha, expanding the power,
+ *   E_Q[(P/Q)^alpha] = C(T,K)^-alpha sum_{S_1..S_alpha} e^{-alpha K/(2 s^2)} E_Q[e^{<x, v>/s^2}],
+ * v = sum_a 1_{S_a}.  Under Q, <x, v> ~ N(0, s^2 |v|^2), so the expectation is
+ * e^{|v|^2/(2 s^2)}, and |v|^2 = sum_a |S_a| + 2 sum_{a<b} |S_a n S_b| =
+ * alpha K + 2 sum_{a<b} |S_a n S_b|: the alpha K cancels and
+ *   E_Q[(P/Q)^alpha] = C(T,K)^-alpha sum_{S_1..S_alpha} exp((1/s^2) sum_{a<b} |S_a n S_b|).
+ * (K = 1: |S_a n S_b| = [i_a = i_b], and grouping the tuples by how many
+ * a_i of the alpha land on step i gives the multinomial sum above; checked
+ * below against mpfr_remove_rdp.  T = 4, K = 2, alpha = 2, s = 1: each S_1
+ * meets itself (|.| = 2), four others in one step and one in none:
+ * (e^2 + 4e + 1)/6 = 3.2104.)
+ * The exponent is a whole number j <= K alpha(alpha-1)/2 times 1/s^2, so the
+ * sum is sum_j N_j e^{j/s^2} with N_j the number of alpha-tuples whose
+ * pairwise intersections add up to j.  Since sum_{a<b} |S_a n S_b| =
+ * sum_i C(v_i, 2), N_j is counted column by column: the alpha x T 0/1
+ * matrices with rows the indicators of the S_a (row sums K), weighted by
+ * y^{C(column sum, 2)}, built one column at a time with the rows' sums so
+ * far as the state (at most (K+1)^alpha of them).  Exact integers
+ * (C(T,K)^alpha < 2^64 here), then the sum and its logarithm in MPFR. */
+
+#define SUB_MAX_ALPHA 6
+#define SUB_MAX_J 64
+
+static uint64_t binomial_u64(unsigned n, unsigned k)
+{
+    uint64_t c = 1;
+    for (unsigned i = 1; i <= k; i++) c = c * (n - k + i) / i;   /* exact at every step */
+    return c;
+}
+
+/* counts[j] = N_j for j = 0..K alpha(alpha-1)/2. */
+static void subset_intersection_counts(unsigned T, unsigned K, unsigned alpha, uint64_t *counts)
+{
+    const unsigned jmax = K * alpha * (alpha - 1) / 2;
+    size_t states = 1;
+    for (unsigned a = 0; a < alpha; a++) states *= K + 1;
+    ck_assert_uint_le(jmax, SUB_MAX_J - 1);
+    uint64_t *cur = calloc(states * SUB_MAX_J, sizeof *cur), *nxt = calloc(states * SUB_MAX_J, sizeof *nxt);
+    ck_assert(cur && nxt);
+    cur[0] = 1;   /* no column yet: every row sum 0, j = 0 */
+    for (unsigned col = 0; col < T; col++) {
+        memset(nxt, 0, states * SUB_MAX_J * sizeof *nxt);
+        for (size_t st = 0; st < states; st++)
+            for (unsigned j = 0; j <= jmax; j++) {
+                const uint64_t c = cur[st * SUB_MAX_J + j];
+                if (!c) continue;
+                for (unsigned U = 0; U < (1u << alpha); U++) {   /* the rows with a 1 in this column */
+                    size_t to = st, place = 1;
+                    unsigned ones = 0, ok = 1;
+                    for (unsigned a = 0; a < alpha; a++, place *= K + 1)
+                        if (U >> a & 1) {
+                            if ((st / place) % (K + 1) == K) { ok = 0; break; }
+                            to += place;
+                            ones++;
+                        }
+                    if (ok) nxt[to * SUB_MAX_J + j + ones * (ones - 1) / 2] += c;
+                }
+            }
+        uint64_t *t = cur;
+        cur = nxt;
+        nxt = t;
+    }
+    for (unsigned j = 0; j <= jmax; j++) counts[j] = cur[(states - 1) * SUB_MAX_J + j];   /* every row sum K */
+    free(cur);
+    free(nxt);
+}
+
+/* The same counts by listing every alpha-tuple of subsets (bit masks):
+ * small cases only, to check the column-by-column count. */
+static void subset_intersection_counts_brute(unsigned T, unsigned K, unsigned alpha, uint64_t *counts)
+{
+    unsigned sets[64], ns = 0, idx[SUB_MAX_ALPHA] = { 0 };
+    for (unsigned m = 0; m < (1u << T); m++)
+        if ((unsigned)__builtin_popcount(m) == K) sets[ns++] = m;
+    memset(counts, 0, SUB_MAX_J * sizeof *counts);
+    for (;;) {
+        unsigned j = 0;
+        for (unsigned a = 0; a < alpha; a++)
+            for (unsigned b = a + 1; b < alpha; b++) j += (unsigned)__builtin_popcount(sets[idx[a]] & sets[idx[b]]);
+        counts[j]++;
+        unsigned a = 0;
+        while (a < alpha && ++idx[a] == ns) idx[a++] = 0;
+        if (a == alpha) break;
+    }
+}
+
+/* D_alpha(P || Q) of K of T steps from its counts N_j, at 256 bits,
+ * rounded up to a double (above the truth). */
+static double mpfr_subsets_rdp_of(unsigned T, unsigned K, const uint64_t *counts, double sigma, unsigned alpha)
+{
+    const unsigned jmax = K * alpha * (alpha - 1) / 2;
+    mpfr_t acc, inv_s2, term, c;
+    mpfr_inits2(PREC, acc, inv_s2, term, c, (mpfr_ptr)0);
+    mpfr_set_d(inv_s2, sigma, MPFR_RNDN);
+    mpfr_sqr(inv_s2, inv_s2, MPFR_RNDN);
+    mpfr_ui_div(inv_s2, 1, inv_s2, MPFR_RNDN);
+    mpfr_set_ui(acc, 0, MPFR_RNDN);
+    for (unsigned j = 0; j <= jmax; j++) {
+        if (!counts[j]) continue;
+        mpfr_mul_ui(term, inv_s2, j, MPFR_RNDN);
+        mpfr_exp(term, term, MPFR_RNDN);
+        mpfr_set_uj(c, counts[j], MPFR_RNDN);
+        mpfr_mul(term, term, c, MPFR_RNDN);
+        mpfr_add(acc, acc, term, MPFR_RNDN);
+    }
+    mpfr_set_uj(c, binomial_u64(T, K), MPFR_RNDN);
+    mpfr_pow_ui(c, c, alpha, MPFR_RNDN);
+    double v = rdp_of_moment(acc, c, alpha);
+    mpfr_clears(acc, inv_s2, term, c, (mpfr_ptr)0);
+    return v;
+}
+
+static double mpfr_subsets_remove_rdp(unsigned T, unsigned K, double sigma, unsigned alpha)
+{
+    uint64_t counts[SUB_MAX_J];
+    subset_intersection_counts(T, K, alpha, counts);
+    return mpfr_subsets_rdp_of(T, K, counts, sigma, alpha);
+}
+
+/* The enumeration against itself and the K = 1 reference: the column count
+ * equals the listing of every tuple, its counts add up to C(T,K)^alpha, and
+ * at K = 1 the value is the multinomial sum's (mpfr_remove_rdp). */
+START_TEST(subset_enumeration_is_right)
+{
+    static const unsigned cases[][3] = { { 4, 2, 2 }, { 4, 2, 3 }, { 4, 2, 4 }, { 5, 2, 3 }, { 5, 3, 3 }, { 6, 3, 3 },
+                                         { 4, 1, 4 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const unsigned T = cases[i][0], K = cases[i][1], alpha = cases[i][2];
+        uint64_t dp[SUB_MAX_J], brute[SUB_MAX_J];
+        subset_intersection_counts(T, K, alpha, dp);
+        subset_intersection_counts_brute(T, K, alpha, brute);
+        for (unsigned j = 0; j <= K * alpha * (alpha - 1) / 2; j++)
+            ck_assert_msg(dp[j] == brute[j], "T=%u K=%u alpha=%u: N_%u = %llu, listed %llu", T, K, alpha, j,
+                          (unsigned long long)dp[j], (unsigned long long)brute[j]);
+    }
+    static const unsigned sizes[][2] = { { 4, 2 }, { 5, 2 }, { 6, 3 }, { 7, 3 }, { 7, 2 }, { 8, 3 }, { 9, 3 } };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (unsigned alpha = 2; alpha <= SUB_MAX_ALPHA; alpha++) {
+            uint64_t n[SUB_MAX_J], total = 0, want = 1;
+            subset_intersection_counts(sizes[i][0], sizes[i][1], alpha, n);
+            for (unsigned j = 0; j <= sizes[i][1] * alpha * (alpha - 1) / 2; j++) total += n[j];
+            for (unsigned a = 0; a < alpha; a++) want *= binomial_u64(sizes[i][0], sizes[i][1]);
+            ck_assert_uint_eq(total, want);
+        }
+    const double sigmas[] = { 0.7, 2.0 };
+    for (unsigned T = 3; T <= 5; T += 2)
+        for (size_t j = 0; j < 2; j++)
+            for (unsigned alpha = 2; alpha <= 6; alpha++) {
+                const double a = mpfr_subsets_remove_rdp(T, 1, sigmas[j], alpha), b = mpfr_remove_rdp(T, sigmas[j], alpha);
+                ck_assert_msg(fabs(a - b) <= 1e-15 * b, "T=%u sigma=%g alpha=%u: %.17g, multinomial %.17g", T,
+                              sigmas[j], alpha, a, b);
+            }
+    /* the worked case of the comment: (e^2 + 4e + 1)/6 at T = 4, K = 2, alpha = 2, sigma = 1 */
+    const double e = exp(1.0), worked = log((e * e + 4.0 * e + 1.0) / 6.0);
+    ck_assert_msg(fabs(mpfr_subsets_remove_rdp(4, 2, 1.0, 2) - worked) <= 1e-15 * worked, "%.17g, (e^2+4e+1)/6: %.17g",
+                  mpfr_subsets_remove_rdp(4, 2, 1.0, 2), worked);
+}
+END_TEST
+
+/* The add direction, D_alpha(Q || P), has no such sum: tensor Gauss-Hermite
+ * values of tests/ref/allocation_subsets.py (double precision, stable to
+ * 1e-12 between 32 and 40 nodes a coordinate; the same rule reproduces the
+ * enumeration above for the remove direction to 1e-12). */
+static const struct { unsigned T, K; double sigma; unsigned alpha; double rdp; } subset_add_refs[] = {
+    { 4, 2, 1.0, 2, 1.1068195567533057 }, { 4, 2, 1.0, 3, 1.6430780685584385 }, { 4, 2, 1.0, 4, 2.1723577006756027 },
+    { 4, 2, 2.0, 2, 0.25901061986824714 }, { 4, 2, 2.0, 3, 0.3879403498239274 }, { 4, 2, 2.0, 4, 0.5165526456740449 },
+    { 5, 2, 1.0, 2, 0.9198387867990916 }, { 5, 2, 1.0, 3, 1.3614036880299 }, { 5, 2, 1.0, 4, 1.795337395318233 },
+    { 5, 2, 2.0, 2, 0.209889828529117 }, { 5, 2, 2.0, 3, 0.31424828261298055 }, { 5, 2, 2.0, 4, 0.418279289642647 },
+};
+
+/* The add direction's value at (T, K, sigma, alpha), or -1 where there is none. */
+static double subset_add_ref(unsigned T, unsigned K, double sigma, unsigned alpha)
+{
+    for (size_t i = 0; i < sizeof subset_add_refs / sizeof subset_add_refs[0]; i++)
+        if (subset_add_refs[i].T == T && subset_add_refs[i].K == K && subset_add_refs[i].sigma == sigma &&
+            subset_add_refs[i].alpha == alpha)
+            return subset_add_refs[i].rdp;
+    return -1.0;
+}
+
+/* K of T steps through the rdp accountant, at orders 2..6:
+ * - never below the exact remove direction (the enumeration, rounded up)
+ *   nor, where there is a value, the add direction (quadrature, with a
+ *   1e-9 margin for its rounding);
+ * - the reduction's value, K times one of m = floor(T/K) steps: K times
+ *   the larger of the exact remove direction of one of m (the multinomial
+ *   sum, mpfr_remove_rdp) and the add direction's bound 1/(2 s^2) +
+ *   (alpha - 1)/(2 m s^2), each capped by the Gaussian's alpha/(2 s^2)
+ *   (closed forms written here), to 1e-10;
+ * - its remove part not far above the truth: K D_alpha(one of m) is at
+ *   most 1.25 T/(K m) times the exact value (T/(K m) for the steps the
+ *   floor leaves out; the rest is what revealing the blocks costs, up to
+ *   1.21 times here, 1 to first order in 1/s^2 when K divides T).
+ * T = 5, K = 3 has m = 1: the K-fold Gaussian. */
+START_TEST(selected_of_steps_bounds_the_exact_divergence)
+{
+    static const unsigned sizes[][2] = { { 4, 2 }, { 5, 2 }, { 6, 3 }, { 7, 3 }, { 7, 2 }, { 8, 3 }, { 9, 3 }, { 5, 3 } };
+    const double sigmas[] = { 0.5, 1.0, 2.0 }, orders[] = { 2, 3, 4, 5, 6 };
+    double worst_lib = 0.0, worst_reduction = 0.0, worst_add = 0.0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        const unsigned T = sizes[i][0], K = sizes[i][1], m = T / K;
+        uint64_t counts[SUB_MAX_ALPHA + 1][SUB_MAX_J];
+        for (unsigned alpha = 2; alpha <= SUB_MAX_ALPHA; alpha++)
+            if (!test_quick() || alpha <= 3) subset_intersection_counts(T, K, alpha, counts[alpha]);
+        for (size_t j = 0; j < 3; j++) {
+            const double s = sigmas[j];
+            double v[5];
+            curve_of(allocation(T, K, s), DPA_ADD_REMOVE, orders, 5, v);
+            for (unsigned alpha = 2; alpha <= SUB_MAX_ALPHA; alpha++) {
+                if (test_quick() && alpha > 3) continue;
+                const double lib = v[alpha - 2], exact = mpfr_subsets_rdp_of(T, K, counts[alpha], s, alpha);
+                ck_assert_msg(lib >= exact, "T=%u K=%u sigma=%g alpha=%u: %.17g below the exact remove direction %.17g",
+                              T, K, s, alpha, lib, exact);
+                const double add = subset_add_ref(T, K, s, alpha);
+                if (add >= 0.0) {
+                    ck_assert_msg(lib >= add * (1.0 + 1e-9), "T=%u K=%u sigma=%g alpha=%u: %.17g below the add "
+                                  "direction %.17g", T, K, s, alpha, lib, add);
+                    worst_add = fmax(worst_add, lib / add);
+                }
+                const double g = alpha / (2.0 * s * s), one = mpfr_remove_rdp(m, s, alpha);
+                const double bound = 1.0 / (2.0 * s * s) + (alpha - 1.0) / (2.0 * m * s * s);
+                const double want = K * fmax(fmin(one, g), fmin(bound, g));
+                ck_assert_msg(lib >= want * (1.0 - 1e-15) && lib <= want * (1.0 + 1e-10),
+                              "T=%u K=%u sigma=%g alpha=%u: %.17g, K times one of %u steps: %.17g", T, K, s, alpha, lib,
+                              m, want);
+                const double ratio = K * one / exact;
+                ck_assert_msg(ratio <= 1.25 * T / (K * m), "T=%u K=%u sigma=%g alpha=%u: K D(one of %u) = %.17g is "
+                              "%.4f times the exact %.17g", T, K, s, alpha, m, K * one, ratio, exact);
+                worst_lib = fmax(worst_lib, lib / exact);
+                worst_reduction = fmax(worst_reduction, ratio);
+            }
+        }
+    }
+    printf("allocation: K of T steps: rdp / exact remove direction at most %.4f; the reduction's remove part / exact "
+           "at most %.4f; rdp / add direction (quadrature) at most %.4f\n", worst_lib, worst_reduction, worst_add);
+}
+END_TEST
+
+/* Two of ten steps an epoch is amplified: below the no-amplification bound
+ * of 2 Gaussian steps an epoch, for the curve (closed form 2 E alpha/(2 s^2)
+ * at every order) and for eps at delta = 1e-5 (the exact eps of the 2E
+ * Gaussians, mu = sqrt(2E)/s, by bisection in MPFR: ref_gdp_epsilon). */
+START_TEST(two_of_ten_below_no_amplification)
+{
+    dpa_error err = { 0 };
+    const double sigmas[] = { 0.8, 1.0, 2.0, 4.0 };
+    const uint64_t epochs[] = { 1, 10, 100 };
+    for (size_t j = 0; j < 4; j++)
+        for (size_t k = 0; k < 3; k++) {
+            const double s = sigmas[j], E = (double)epochs[k];
+            double v[N_SOME];
+            curve_of(dpa_event_self_composed(allocation(10, 2, s), epochs[k], &err), DPA_ADD_REMOVE, some_orders,
+                     N_SOME, v);
+            for (size_t i = 0; i < N_SOME; i++) {
+                const double none = 2.0 * E * some_orders[i] / (2.0 * s * s);
+                ck_assert_msg(v[i] <= none * (1.0 + 1e-10), "sigma=%g E=%g alpha=%g: %.17g above %.17g", s, E,
+                              some_orders[i], v[i], none);
+            }
+            dpa_accountant *a = accountant_with("rdp", dpa_event_self_composed(allocation(10, 2, s), epochs[k], &err));
+            dpa_bound b;
+            ck_assert_int_eq(dpa_accountant_epsilon(a, 1e-5, &b, &err), DPA_OK);
+            const double gauss = ref_gdp_epsilon(sqrt(2.0 * E) / s, 1e-5);
+            ck_assert_msg(b.upper < gauss, "sigma=%g E=%g: eps %.17g, the unamplified Gaussian's %.17g", s, E, b.upper,
+                          gauss);
+            printf("allocation: 2 of 10 steps, sigma = %g, %g epochs: eps(1e-5) = %.4f, unamplified %.4f\n", s, E,
+                   b.upper, gauss);
+            dpa_accountant_free(a);
+        }
+}
+END_TEST
+
 /* ---- bad input -------------------------------------------------------------- */
 
 #define EXPECT_REFUSED(call, status_, words)                                                          \
@@ -376,9 +665,10 @@ START_TEST(rdp_refuses_what_it_cannot_bound)
 {
     rdp_refuses("random_allocation(steps=10, selected=1, laplace(scale=1))", DPA_ADD_REMOVE,
                 "randomly allocated laplace");
-    rdp_refuses("random_allocation(steps=10, selected=2, gaussian(sigma=1))", DPA_ADD_REMOVE,
-                "selected = 2 of 10 steps");
+    rdp_refuses("random_allocation(steps=10, selected=2, laplace(scale=1))", DPA_ADD_REMOVE,
+                "randomly allocated laplace");
     rdp_refuses("random_allocation(steps=10, selected=1, gaussian(sigma=1))", DPA_REPLACE_ONE, "add/remove");
+    rdp_refuses("random_allocation(steps=10, selected=2, gaussian(sigma=1))", DPA_REPLACE_ONE, "add/remove");
 }
 END_TEST
 
@@ -416,6 +706,9 @@ int main(void)
     tcase_add_test(tc, epoch_between_its_directions_and_the_gaussian);
     tcase_add_test(tc, many_steps_near_poisson_sampling);
     tcase_add_test(tc, epochs_compose);
+    tcase_add_test(tc, subset_enumeration_is_right);
+    tcase_add_test(tc, selected_of_steps_bounds_the_exact_divergence);
+    tcase_add_test(tc, two_of_ten_below_no_amplification);
     tcase_add_test(tc, bad_arguments_are_named);
     tcase_add_test(tc, rdp_refuses_what_it_cannot_bound);
     tcase_add_test(tc, other_accountants_refuse_it);

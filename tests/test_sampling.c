@@ -10,6 +10,14 @@
  *   balls-in-bins  every record in exactly one batch an epoch, its batch
  *                  uniform over the ceil(n/b), the batch sizes those of
  *                  Binomial(n, 1/t) (mean and variance);
+ *   allocation     every record in exactly K distinct batches of the
+ *                  t = ceil(K n/b) an epoch; a given record in a given
+ *                  batch at rate K/t, in two given batches at rate
+ *                  K(K-1)/(t(t-1)) (the uniform K-subset: a per-block or
+ *                  with-replacement draw breaks this), the batch sizes
+ *                  those of Binomial(n, K/t) (mean n K/t exactly), and a
+ *                  fresh subset each epoch (the same as the last epoch's
+ *                  at rate 1/C(t, K));
  *   truncated      never more than B, and a record included with
  *                  probability q E[min(1, B/(K+1))], K ~ Binomial(n-1, q)
  *                  (computed here from the binomial terms): the rate the
@@ -133,6 +141,78 @@ START_TEST(balls_in_bins_one_uniform_batch_each)
 }
 END_TEST
 
+/* n records, batches of b, K of t = ceil(K n / b) an epoch, over 20000
+ * epochs, for records 0, 17 and n - 1: each of its batches at K/t, each
+ * pair of batches at K(K-1)/(t(t-1)), the whole subset repeated from the
+ * epoch before at 1/C(t, K); every record in exactly K distinct batches. */
+enum { ALLOC_MAX_N = 30, ALLOC_MAX_T = 8 };
+
+static void check_allocation(size_t n, size_t b, size_t K, uint64_t seed)
+{
+    const size_t T = (K * n + b - 1) / b;
+    size_t rows[ALLOC_MAX_N], count;
+    ck_assert(n <= ALLOC_MAX_N && T <= ALLOC_MAX_T);
+    dpt_rng *r = seeded(seed);
+    dpt_sampler *s = sampler_of(DPT_SAMPLING_ALLOCATION, n, b, K, r);
+    const int epochs = 20000;
+    const size_t watched[] = { 0, 17, n - 1 };
+    double in_batch[3][ALLOC_MAX_T] = { { 0 } }, pairs[3][ALLOC_MAX_T][ALLOC_MAX_T] = { { { 0 } } };
+    double repeats[3] = { 0 }, sum = 0.0, sum2 = 0.0, subsets = 1.0;
+    unsigned last[3] = { 0 };
+    for (size_t k = 0; k < K; k++) subsets = subsets * (double)(T - k) / (double)(k + 1);   /* C(t, K) */
+    for (int e = 0; e < epochs; e++) {
+        size_t uses[ALLOC_MAX_N] = { 0 };
+        unsigned mask[3] = { 0 };
+        for (size_t j = 0; j < T; j++) {
+            int seen[ALLOC_MAX_N] = { 0 };
+            ck_assert_int_eq(dpt_sampler_next(s, rows, &count), DPA_OK);
+            for (size_t k = 0; k < count; k++) {
+                ck_assert(rows[k] < n);
+                ck_assert_msg(!seen[rows[k]], "record %zu twice in a batch", rows[k]);
+                seen[rows[k]] = 1;
+                uses[rows[k]]++;
+                for (size_t w = 0; w < 3; w++)
+                    if (rows[k] == watched[w]) mask[w] |= 1u << j;
+            }
+            sum += (double)count;
+            sum2 += (double)count * (double)count;
+        }
+        for (size_t i = 0; i < n; i++) ck_assert_msg(uses[i] == K, "record %zu in %zu batches of an epoch", i, uses[i]);
+        for (size_t w = 0; w < 3; w++) {
+            for (size_t j = 0; j < T; j++) {
+                in_batch[w][j] += (double)(mask[w] >> j & 1);
+                for (size_t l = j + 1; l < T; l++) pairs[w][j][l] += (double)((mask[w] >> j & 1) && (mask[w] >> l & 1));
+            }
+            if (e > 0) repeats[w] += mask[w] == last[w];
+            last[w] = mask[w];
+        }
+    }
+    const double p = (double)K / (double)T, p2 = p * (double)(K - 1) / (double)(T - 1);
+    for (size_t w = 0; w < 3; w++) {
+        for (size_t j = 0; j < T; j++) {
+            assert_binomial("a record's batch", in_batch[w][j], epochs, p, 5.0);
+            for (size_t l = j + 1; l < T; l++) assert_binomial("a record's two batches", pairs[w][j][l], epochs, p2, 5.0);
+        }
+        assert_binomial("a record's subset repeated from the last epoch", repeats[w], epochs - 1, 1.0 / subsets, 5.0);
+    }
+    double m = (double)epochs * (double)T, mean = sum / m, var = sum2 / m - mean * mean;
+    ck_assert_msg(fabs(mean - (double)n * p) < 1e-9, "mean batch %g, n K/t = %g", mean, (double)n * p);   /* K uses each */
+    ck_assert_msg(fabs(var / ((double)n * p * (1 - p)) - 1.0) < 0.05, "batch variance %g, Binomial(n, K/t) %g", var,
+                  (double)n * p * (1 - p));
+    dpt_sampler_free(s);
+    dpt_rng_free(r);
+}
+
+/* K = 2 of t = ceil(60/10) = 6 (K divides t: a draw of one batch per block
+ * of t/K would have the right rate per batch, and no two batches of a
+ * block), and K = 3 of t = ceil(90/12) = 8 (K does not divide t). */
+START_TEST(allocation_uniform_k_subsets)
+{
+    check_allocation(30, 10, 2, 6);
+    check_allocation(30, 12, 3, 5);
+}
+END_TEST
+
 /* P(a record is in the batch) = q E[min(1, B/(K+1))], K ~ Bin(n-1, q) */
 static double truncated_rate(size_t n, double q, size_t B)
 {
@@ -190,8 +270,24 @@ START_TEST(events_and_steps)
     /* balls-in-bins: one random allocation of ceil(n/b) steps an epoch, E times */
     assert_event_text(DPT_SAMPLING_BALLS_IN_BINS, 1003, 10, 0, 3,
                       "self_composed(count=3, random_allocation(steps=101, selected=1, gaussian(sigma=1.5)))");
+    /* allocation: ceil(K n / b) steps an epoch, each record in K of them, E times */
+    assert_event_text(DPT_SAMPLING_ALLOCATION, 1003, 10, 2, 3,
+                      "self_composed(count=3, random_allocation(steps=201, selected=2, gaussian(sigma=1.5)))");
+    /* b = n: t = K, every record in every batch */
+    assert_event_text(DPT_SAMPLING_ALLOCATION, 50, 50, 4, 1, "random_allocation(steps=4, selected=4, gaussian(sigma=1.5))");
     uint64_t steps;
     dpa_error err = { 0 };
+    ck_assert_int_eq(dpt_sampling_steps_param(DPT_SAMPLING_ALLOCATION, 1003, 10, 2, 3, &steps, &err), DPA_OK);
+    ck_assert_uint_eq(steps, 603);    /* ceil(2006/10) an epoch */
+    ck_assert_int_eq(dpt_sampling_steps(DPT_SAMPLING_ALLOCATION, 1003, 10, 3, &steps, &err), DPA_EINVAL);
+    ck_assert(strstr(err.message, "selected") != NULL);
+    ck_assert_int_eq(dpt_sampling_check(DPT_SAMPLING_ALLOCATION, 100, 10, 0, &err), DPA_EINVAL);
+    ck_assert(strstr(err.message, "selected") != NULL);
+    ck_assert_int_eq(dpt_sampling_check(DPT_SAMPLING_ALLOCATION, 100, 10, (size_t)1 << 50, &err), DPA_EINVAL);
+    ck_assert(strstr(err.message, "selected") != NULL);
+    ck_assert_int_eq(dpt_sampling_check(DPT_SAMPLING_BALLS_IN_BINS, 100, 10, 2, &err), DPA_EINVAL);
+    ck_assert_str_eq(dpt_sampling_name(DPT_SAMPLING_ALLOCATION), "allocation");
+    ck_assert_str_eq(dpt_sampling_accountant(DPT_SAMPLING_ALLOCATION), "rdp");
     ck_assert_int_eq(dpt_sampling_steps(DPT_SAMPLING_SHUFFLE, 1003, 10, 3, &steps, &err), DPA_OK);
     ck_assert_uint_eq(steps, 300);    /* floor(1003/10) an epoch */
     ck_assert_int_eq(dpt_sampling_steps(DPT_SAMPLING_BALLS_IN_BINS, 1003, 10, 3, &steps, &err), DPA_OK);
@@ -217,6 +313,7 @@ int main(void)
     tcase_add_test(tc, poisson_includes_each_record_with_q);
     tcase_add_test(tc, shuffle_batches_are_exact_and_uniform);
     tcase_add_test(tc, balls_in_bins_one_uniform_batch_each);
+    tcase_add_test(tc, allocation_uniform_k_subsets);
     tcase_add_test(tc, truncated_caps_and_keeps_the_rate);
     tcase_add_test(tc, events_and_steps);
     suite_add_tcase(s, tc);

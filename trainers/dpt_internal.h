@@ -56,7 +56,7 @@ DPT_HIDDEN int dpt_load_idx_max(const char *images, const char *labels, uint64_t
 /* The sampling's event in words, for a trainer's accounting line
  * (trainers/sampling.c): the batches, the Gaussian's multiplier, the steps
  * or epochs. */
-DPT_HIDDEN void dpt_sampling_describe(dpt_sampling kind, size_t n, size_t b, size_t max_batch, uint64_t epochs,
+DPT_HIDDEN void dpt_sampling_describe(dpt_sampling kind, size_t n, size_t b, size_t param, uint64_t epochs,
                                       double multiplier, char *buf, size_t size);
 
 /* Turn GSL's aborting error handler off, once per process (GSL's handler is

@@ -89,35 +89,51 @@ void *dpt_rng_gsl(dpt_rng *r, dpa_error *err);
  *   DPT_SAMPLING_BALLS_IN_BINS  each epoch every record in one of ceil(n/b)
  *                               batches, uniformly and independently:
  *                               random_allocation(ceil(n/b), 1, gaussian), E times;
- *   DPT_SAMPLING_TRUNCATED      Poisson, a batch above max_batch cut to a uniformly
- *                               random max_batch of its records:
- *                               truncated_poisson(b/n, n, max_batch, gaussian), T times. */
+ *   DPT_SAMPLING_TRUNCATED      Poisson, a batch above B cut to a uniformly
+ *                               random B of its records:
+ *                               truncated_poisson(b/n, n, B, gaussian), T times;
+ *   DPT_SAMPLING_ALLOCATION     each epoch every record in K of the t = ceil(K n/b)
+ *                               batches, a uniformly random K-subset, independently
+ *                               (Feldman & Shenfeld 2025; expected batch K n/t):
+ *                               random_allocation(t, K, gaussian), E times
+ *                               (balls-in-bins is K = 1).
+ * `param` below is the sampling's parameter: B, the largest batch, for
+ * truncated sampling (1 <= B <= n); K, the batches each record is used in
+ * an epoch, for allocation (K >= 1, K n <= 2^53; K <= t always holds, K = t
+ * when b = n); 0 for the others.  (Its former name, max_batch, was
+ * truncated's; the values and the ABI are unchanged.) */
 typedef enum {
     DPT_SAMPLING_POISSON = 0,
     DPT_SAMPLING_SHUFFLE = 1,
     DPT_SAMPLING_BALLS_IN_BINS = 2,
-    DPT_SAMPLING_TRUNCATED = 3
+    DPT_SAMPLING_TRUNCATED = 3,
+    DPT_SAMPLING_ALLOCATION = 4
 } dpt_sampling;
 
-/* "poisson", "shuffle", "balls-in-bins", "truncated"; NULL for another value. */
+/* "poisson", "shuffle", "balls-in-bins", "truncated", "allocation"; NULL for
+ * another value. */
 const char *dpt_sampling_name(dpt_sampling kind);
-/* DPA_EINVAL naming what is wrong: b in [1, n]; max_batch in [1, n] for
- * truncated sampling and 0 otherwise. */
-int dpt_sampling_check(dpt_sampling kind, size_t n, size_t b, size_t max_batch, dpa_error *err);
-/* The steps of E epochs (at most 2^53 records' worth). */
+/* DPA_EINVAL naming what is wrong: b in [1, n]; param as above. */
+int dpt_sampling_check(dpt_sampling kind, size_t n, size_t b, size_t param, dpa_error *err);
+/* The steps of E epochs (at most 2^53, and 2^53 records' worth). */
+int dpt_sampling_steps_param(dpt_sampling kind, size_t n, size_t b, size_t param, uint64_t epochs, uint64_t *steps,
+                             dpa_error *err);
+/* The same without the parameter (truncated's does not change the steps):
+ * DPA_EINVAL for allocation, whose steps depend on K. */
 int dpt_sampling_steps(dpt_sampling kind, size_t n, size_t b, uint64_t epochs, uint64_t *steps, dpa_error *err);
 /* The event of E epochs with Gaussian noise of that multiplier (noise std
  * over the sensitivity under the accountant's relation); NULL and err set
  * on failure. */
-dpa_event *dpt_sampling_event(dpt_sampling kind, size_t n, size_t b, size_t max_batch, uint64_t epochs,
+dpa_event *dpt_sampling_event(dpt_sampling kind, size_t n, size_t b, size_t param, uint64_t epochs,
                               double multiplier, dpa_error *err);
 /* The accountant a trainer uses for it by default: "pld", "batches" (shuffle:
- * the bracket of accountants/batches.c) or "rdp" (balls-in-bins). */
+ * the bracket of accountants/batches.c) or "rdp" (balls-in-bins and
+ * allocation). */
 const char *dpt_sampling_accountant(dpt_sampling kind);
 
 typedef struct dpt_sampler dpt_sampler;
 /* A sampler drawing from rng (kept, not owned).  Free with dpt_sampler_free. */
-int dpt_sampler_new(dpt_sampling kind, size_t n, size_t b, size_t max_batch, dpt_rng *rng, dpt_sampler **out,
+int dpt_sampler_new(dpt_sampling kind, size_t n, size_t b, size_t param, dpt_rng *rng, dpt_sampler **out,
                     dpa_error *err);
 /* The next batch: its rows (distinct, each < n) in rows[0 .. *count), rows
  * having room for n.  DPA_EINVAL for NULL arguments. */
@@ -350,7 +366,10 @@ typedef struct dpt_glm_options {
     const char *accountant;      /* for DP-SGD (default: dpt_sampling_accountant); the GLMtron family is
                                   * Gaussian: "gaussian" */
     dpt_sampling sampling;       /* SGD and DP-SGD's batches (default Poisson); the others: Poisson (unused) */
-    size_t max_batch;            /* DPT_SAMPLING_TRUNCATED: the largest batch; 0 otherwise */
+    union {                      /* the sampling's parameter (dpt_sampling), one field: */
+        size_t max_batch;        /* DPT_SAMPLING_TRUNCATED: the largest batch */
+        size_t selected;         /* DPT_SAMPLING_ALLOCATION: K, the batches each record is in an epoch */
+    };                           /* 0 otherwise */
     /* the clip (GLMtron family): gamma_t = x_norm * s_t, x_norm = sqrt(2 alpha tr H) C2 log^{2a} N
      * (NeurIPS 2024 Alg 1 line 5), s_t from the rule */
     dpt_clip_rule clip_rule;
@@ -539,7 +558,10 @@ typedef struct dpt_cls_options {
     dpa_relation relation;       /* DP-SGD: DPA_REPLACE_ONE (default) or DPA_ADD_REMOVE; NoisyCGD: replace-one */
     const char *accountant;      /* DP-SGD (default: dpt_sampling_accountant of the sampling) */
     dpt_sampling sampling;       /* DP-SGD's batches (default Poisson); NoisyCGD: Poisson (= its fixed batches) */
-    size_t max_batch;            /* DPT_SAMPLING_TRUNCATED: the largest batch B; 0 otherwise */
+    union {                      /* the sampling's parameter (dpt_sampling), one field: */
+        size_t max_batch;        /* DPT_SAMPLING_TRUNCATED: the largest batch B */
+        size_t selected;         /* DPT_SAMPLING_ALLOCATION: K, the batches each record is in an epoch */
+    };                           /* 0 otherwise */
     double l2;                   /* lambda >= 0; NoisyCGD needs lambda > 0 */
     double eta_lambda;           /* > 0: lambda = eta_lambda / eta (the paper fixes the product) */
     int match_epsilon;           /* NoisyCGD: the smallest lambda whose eps meets `epsilon` (as the paper) */

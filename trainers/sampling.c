@@ -15,6 +15,12 @@
  *                  chosen uniformly and independently (Chua et al., ICML
  *                  2025; Feldman & Shenfeld's random allocation with k = 1):
  *                  random_allocation(t, 1, gaussian), E times.
+ *   allocation     each epoch every record in K of the t = ceil(K n / b)
+ *                  batches, a uniformly random K-subset, independently
+ *                  (Feldman & Shenfeld, "Privacy amplification by random
+ *                  allocation", 2025; expected batch K n / t, about b):
+ *                  random_allocation(t, K, gaussian), E times.  Balls-in-bins
+ *                  is K = 1, drawn by the same code.
  *   truncated      Poisson at q = b/n, a batch of more than B records cut
  *                  to a uniformly random B of them (dp_accounting's
  *                  truncated Poisson, 2025): truncated_poisson(q, n, B,
@@ -33,14 +39,16 @@
 
 struct dpt_sampler {
     dpt_sampling kind;
-    size_t n, b, max_batch;
+    size_t n, b, param;   /* param: truncated's largest batch, allocation's K */
     dpt_rng *rng;
-    size_t per_epoch;     /* shuffle and balls-in-bins: batches an epoch */
+    size_t per_epoch;     /* shuffle, balls-in-bins and allocation: batches an epoch */
     size_t next;          /* the next batch of the epoch (per_epoch: a new epoch) */
-    size_t *order;        /* shuffle: the permutation; balls-in-bins: rows by batch */
-    size_t *start;        /* balls-in-bins: batch j is order[start[j] .. start[j+1]) */
-    size_t *bin;          /* balls-in-bins: each record's batch */
-    size_t *fill;         /* balls-in-bins: the counting sort's cursors */
+    size_t uses;          /* balls-in-bins (1) and allocation (K): the batches of a record an epoch */
+    size_t *order;        /* shuffle: the permutation; allocation: rows by batch (n uses) */
+    size_t *start;        /* allocation: batch j is order[start[j] .. start[j+1]) */
+    size_t *chosen;       /* allocation: record i's batches, chosen[i uses .. (i+1) uses) */
+    size_t *fill;         /* allocation: the counting sort's cursors */
+    unsigned char *taken; /* allocation: the batches already chosen for the current record */
 };
 
 const char *dpt_sampling_name(dpt_sampling kind)
@@ -50,50 +58,95 @@ const char *dpt_sampling_name(dpt_sampling kind)
     case DPT_SAMPLING_SHUFFLE: return "shuffle";
     case DPT_SAMPLING_BALLS_IN_BINS: return "balls-in-bins";
     case DPT_SAMPLING_TRUNCATED: return "truncated";
+    case DPT_SAMPLING_ALLOCATION: return "allocation";
     }
     return NULL;
 }
 
-static size_t batches_per_epoch(dpt_sampling kind, size_t n, size_t b)
+/* The batches of a record an epoch: K for allocation, 1 for balls-in-bins
+ * (its K = 1), 0 for the samplings without epochs of batches drawn so. */
+static size_t uses_per_epoch(dpt_sampling kind, size_t param)
 {
-    return kind == DPT_SAMPLING_SHUFFLE ? n / b : (n + b - 1) / b;   /* balls-in-bins: ceil */
+    return kind == DPT_SAMPLING_ALLOCATION ? param : kind == DPT_SAMPLING_BALLS_IN_BINS ? 1 : 0;
 }
 
-int dpt_sampling_check(dpt_sampling kind, size_t n, size_t b, size_t max_batch, dpa_error *err)
+static int epoch_based(dpt_sampling kind)
+{
+    return kind == DPT_SAMPLING_SHUFFLE || kind == DPT_SAMPLING_BALLS_IN_BINS || kind == DPT_SAMPLING_ALLOCATION;
+}
+
+/* shuffle: floor(n/b); balls-in-bins and allocation: ceil(K n / b) (K n
+ * <= 2^53 by dpt_sampling_check, exact in a uint64_t). */
+static size_t batches_per_epoch(dpt_sampling kind, size_t n, size_t b, size_t param)
+{
+    if (kind == DPT_SAMPLING_SHUFFLE) return n / b;
+    const uint64_t uses = (uint64_t)uses_per_epoch(kind, param) * n;
+    return (size_t)((uses + b - 1) / b);
+}
+
+int dpt_sampling_check(dpt_sampling kind, size_t n, size_t b, size_t param, dpa_error *err)
 {
     if (!dpt_sampling_name(kind)) return dpt_fail(err, DPA_EINVAL, "dptrain: unknown sampling %d", (int)kind);
     if (n < 1) return dpt_fail(err, DPA_EINVAL, "dptrain: no training examples");
     if (b < 1 || b > n) return dpt_fail(err, DPA_EINVAL, "dptrain: the batch size must lie in [1, %zu], got %zu", n, b);
-    if (kind == DPT_SAMPLING_TRUNCATED && (max_batch < 1 || max_batch > n))
-        return dpt_fail(err, DPA_EINVAL, "dptrain: truncated sampling needs a maximum batch size in [1, %zu], got %zu",
-                        n, max_batch);
-    if (kind != DPT_SAMPLING_TRUNCATED && max_batch != 0)
-        return dpt_fail(err, DPA_EINVAL, "dptrain: a maximum batch size is for truncated sampling only (sampling %s)",
-                        dpt_sampling_name(kind));
-    return DPA_OK;
+    switch (kind) {
+    case DPT_SAMPLING_TRUNCATED:
+        if (param < 1 || param > n)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: truncated sampling needs a maximum batch size in [1, %zu], got "
+                            "%zu", n, param);
+        return DPA_OK;
+    case DPT_SAMPLING_ALLOCATION:
+        /* K <= t = ceil(K n / b) holds for every K since b <= n (K = t
+         * when b = n: every record in every batch); the bound keeps the
+         * K n uses of an epoch countable, and storable */
+        if (param < 1)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: allocation sampling needs selected (K, the batches each record "
+                            "is used in an epoch; --selected) of at least 1, got %zu", param);
+        if ((uint64_t)param > (UINT64_C(1) << 53) / n || param > SIZE_MAX / sizeof(size_t) / n)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: allocation sampling: selected (--selected) = %zu uses of each of "
+                            "%zu records an epoch are too many", param, n);
+        return DPA_OK;
+    default:
+        if (param != 0)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: a maximum batch size (truncated sampling) or selected steps "
+                            "(allocation) is not for sampling %s, got %zu", dpt_sampling_name(kind), param);
+        return DPA_OK;
+    }
 }
 
-int dpt_sampling_steps(dpt_sampling kind, size_t n, size_t b, uint64_t epochs, uint64_t *steps, dpa_error *err)
+int dpt_sampling_steps_param(dpt_sampling kind, size_t n, size_t b, size_t param, uint64_t epochs, uint64_t *steps,
+                             dpa_error *err)
 {
-    int st = dpt_sampling_check(kind, n, b, kind == DPT_SAMPLING_TRUNCATED ? n : 0, err);
+    int st = dpt_sampling_check(kind, n, b, param, err);
     if (st) return st;
     if (epochs < 1) return dpt_fail(err, DPA_EINVAL, "dptrain: epochs must be at least 1");
     if (epochs > (UINT64_C(1) << 53) / n)
         return dpt_fail(err, DPA_EINVAL, "dptrain: %llu epochs of %zu examples exceed 2^53 steps",
                         (unsigned long long)epochs, n);
-    if (kind == DPT_SAMPLING_SHUFFLE || kind == DPT_SAMPLING_BALLS_IN_BINS)
-        *steps = epochs * (uint64_t)batches_per_epoch(kind, n, b);
-    else   /* E n / b is exact in a double below 2^53; ceil of a quotient within an ulp of an integer */
+    if (epoch_based(kind)) {
+        /* t <= n but for allocation with K > b */
+        const uint64_t t = (uint64_t)batches_per_epoch(kind, n, b, param);
+        if (epochs > (UINT64_C(1) << 53) / t)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: %llu epochs of %llu batches exceed 2^53 steps",
+                            (unsigned long long)epochs, (unsigned long long)t);
+        *steps = epochs * t;
+    } else   /* E n / b is exact in a double below 2^53; ceil of a quotient within an ulp of an integer */
         *steps = (uint64_t)ceil((double)epochs * (double)n / (double)b - 1e-9);
     return DPA_OK;
 }
 
-dpa_event *dpt_sampling_event(dpt_sampling kind, size_t n, size_t b, size_t max_batch, uint64_t epochs,
+int dpt_sampling_steps(dpt_sampling kind, size_t n, size_t b, uint64_t epochs, uint64_t *steps, dpa_error *err)
+{
+    /* truncated: the cap does not change the steps; allocation's steps
+     * depend on its K, which this older form lacks: refused (param 0) */
+    return dpt_sampling_steps_param(kind, n, b, kind == DPT_SAMPLING_TRUNCATED ? n : 0, epochs, steps, err);
+}
+
+dpa_event *dpt_sampling_event(dpt_sampling kind, size_t n, size_t b, size_t param, uint64_t epochs,
                               double multiplier, dpa_error *err)
 {
     uint64_t steps;
-    if (dpt_sampling_check(kind, n, b, max_batch, err) || dpt_sampling_steps(kind, n, b, epochs, &steps, err))
-        return NULL;
+    if (dpt_sampling_steps_param(kind, n, b, param, epochs, &steps, err)) return NULL;
     double q = (double)b / (double)n;
     dpa_event *e = dpa_event_gaussian(multiplier, err);
     switch (kind) {
@@ -105,10 +158,12 @@ dpa_event *dpt_sampling_event(dpt_sampling kind, size_t n, size_t b, size_t max_
         return epochs > 1 ? dpa_event_self_composed(e, epochs, err) : e;
     case DPT_SAMPLING_TRUNCATED:
         /* n counts the larger dataset's records: a neighbour may add one */
-        e = dpa_event_truncated_poisson(q, (uint64_t)n + 1, max_batch, e, err);
+        e = dpa_event_truncated_poisson(q, (uint64_t)n + 1, param, e, err);
         return dpa_event_self_composed(e, steps, err);
     case DPT_SAMPLING_BALLS_IN_BINS:
-        e = dpa_event_random_allocation((uint64_t)batches_per_epoch(kind, n, b), 1, e, err);
+    case DPT_SAMPLING_ALLOCATION:
+        e = dpa_event_random_allocation((uint64_t)batches_per_epoch(kind, n, b, param),
+                                        (uint64_t)uses_per_epoch(kind, param), e, err);
         return epochs > 1 ? dpa_event_self_composed(e, epochs, err) : e;
     }
     dpa_event_free(e);
@@ -116,11 +171,11 @@ dpa_event *dpt_sampling_event(dpt_sampling kind, size_t n, size_t b, size_t max_
     return NULL;
 }
 
-void dpt_sampling_describe(dpt_sampling kind, size_t n, size_t b, size_t max_batch, uint64_t epochs,
+void dpt_sampling_describe(dpt_sampling kind, size_t n, size_t b, size_t param, uint64_t epochs,
                            double multiplier, char *buf, size_t size)
 {
     uint64_t steps = 0;
-    dpt_sampling_steps(kind, n, b, epochs, &steps, NULL);
+    dpt_sampling_steps_param(kind, n, b, param, epochs, &steps, NULL);
     switch (kind) {
     case DPT_SAMPLING_SHUFFLE:
         snprintf(buf, size, "shuffled batches of exactly %zu (%zu an epoch, %zu records left out each), the Gaussian "
@@ -130,11 +185,16 @@ void dpt_sampling_describe(dpt_sampling kind, size_t n, size_t b, size_t max_bat
     case DPT_SAMPLING_BALLS_IN_BINS:
         snprintf(buf, size, "balls-in-bins batches (%zu an epoch, each record in one), random allocation "
                  "(Feldman & Shenfeld 2025) of the Gaussian (multiplier %.6g) over %" PRIu64 " epochs",
-                 batches_per_epoch(kind, n, b), multiplier, epochs);
+                 batches_per_epoch(kind, n, b, param), multiplier, epochs);
+        return;
+    case DPT_SAMPLING_ALLOCATION:
+        snprintf(buf, size, "allocation batches (%zu an epoch, each record in a uniformly random %zu of them), "
+                 "random allocation (Feldman & Shenfeld 2025) of the Gaussian (multiplier %.6g) over %" PRIu64
+                 " epochs", batches_per_epoch(kind, n, b, param), param, multiplier, epochs);
         return;
     case DPT_SAMPLING_TRUNCATED:
         snprintf(buf, size, "truncated Poisson sampling (q = %.6g, at most %zu) of the Gaussian (multiplier %.6g) "
-                 "composed over %" PRIu64 " steps", (double)b / (double)n, max_batch, multiplier, steps);
+                 "composed over %" PRIu64 " steps", (double)b / (double)n, param, multiplier, steps);
         return;
     default:
         snprintf(buf, size, "Poisson-sampled Gaussian (q = %.6g, multiplier %.6g) composed over %" PRIu64 " steps",
@@ -146,7 +206,8 @@ const char *dpt_sampling_accountant(dpt_sampling kind)
 {
     switch (kind) {
     case DPT_SAMPLING_SHUFFLE: return "batches";        /* the bracket; its upper is every accountant's */
-    case DPT_SAMPLING_BALLS_IN_BINS: return "rdp";      /* Feldman & Shenfeld's RDP bounds */
+    case DPT_SAMPLING_BALLS_IN_BINS:
+    case DPT_SAMPLING_ALLOCATION: return "rdp";         /* Feldman & Shenfeld's RDP bounds */
     default: return "pld";
     }
 }
@@ -156,34 +217,38 @@ void dpt_sampler_free(dpt_sampler *s)
     if (!s) return;
     free(s->order);
     free(s->start);
-    free(s->bin);
+    free(s->chosen);
     free(s->fill);
+    free(s->taken);
     free(s);
 }
 
-int dpt_sampler_new(dpt_sampling kind, size_t n, size_t b, size_t max_batch, dpt_rng *rng, dpt_sampler **out,
+int dpt_sampler_new(dpt_sampling kind, size_t n, size_t b, size_t param, dpt_rng *rng, dpt_sampler **out,
                     dpa_error *err)
 {
     *out = NULL;
-    int st = dpt_sampling_check(kind, n, b, max_batch, err);
+    int st = dpt_sampling_check(kind, n, b, param, err);
     if (st) return st;
     if (!rng) return dpt_fail(err, DPA_EINVAL, "dptrain: the sampler needs a generator");
     dpt_sampler *s = calloc(1, sizeof *s);
     if (!s) return dpt_fail(err, DPA_ENOMEM, "dptrain: out of memory");
-    *s = (dpt_sampler){ .kind = kind, .n = n, .b = b, .max_batch = max_batch, .rng = rng };
-    s->per_epoch = batches_per_epoch(kind, n, b);
+    *s = (dpt_sampler){ .kind = kind, .n = n, .b = b, .param = param, .rng = rng };
+    s->per_epoch = epoch_based(kind) ? batches_per_epoch(kind, n, b, param) : 0;
     s->next = s->per_epoch;
-    if (kind == DPT_SAMPLING_SHUFFLE || kind == DPT_SAMPLING_BALLS_IN_BINS) {
+    s->uses = uses_per_epoch(kind, param);
+    if (kind == DPT_SAMPLING_SHUFFLE) {
         s->order = malloc(n * sizeof *s->order);
         if (!s->order) st = DPA_ENOMEM;
-        if (!st && kind == DPT_SAMPLING_SHUFFLE)
+        else
             for (size_t i = 0; i < n; i++) s->order[i] = i;
     }
-    if (!st && kind == DPT_SAMPLING_BALLS_IN_BINS) {
+    if (s->uses) {   /* n uses <= 2^53 and fits size_t (dpt_sampling_check) */
+        s->order = malloc(n * s->uses * sizeof *s->order);
+        s->chosen = malloc(n * s->uses * sizeof *s->chosen);
         s->start = malloc((s->per_epoch + 1) * sizeof *s->start);
-        s->bin = malloc(n * sizeof *s->bin);
         s->fill = malloc(s->per_epoch * sizeof *s->fill);
-        if (!s->start || !s->bin || !s->fill) st = DPA_ENOMEM;
+        s->taken = calloc(s->per_epoch, 1);
+        if (!s->order || !s->chosen || !s->start || !s->fill || !s->taken) st = DPA_ENOMEM;
     }
     if (st) {
         dpt_sampler_free(s);
@@ -193,38 +258,50 @@ int dpt_sampler_new(dpt_sampling kind, size_t n, size_t b, size_t max_batch, dpt
     return DPA_OK;
 }
 
-/* Balls-in-bins: each record's batch, then the rows sorted by batch
- * (counting sort, rows in index order within a batch: the order inside a
- * batch does not change its sum). */
-static void throw_balls(dpt_sampler *s)
+/* Allocation (and balls-in-bins, K = 1): each record's K batches, a
+ * uniformly random K-subset of the t by Floyd's algorithm (for j = t-K ..
+ * t-1: r uniform on {0..j}, taken already? then j; each K-subset comes out
+ * with probability 1/C(t, K): Bentley & Floyd, CACM 1987), then the rows
+ * sorted by batch (counting sort, rows in index order within a batch: the
+ * order inside a batch does not change its sum).  K = 1 is one draw below
+ * t per record, as balls-in-bins always drew. */
+static void allocate_epoch(dpt_sampler *s)
 {
-    size_t t = s->per_epoch;
+    const size_t t = s->per_epoch, K = s->uses;
     memset(s->start, 0, (t + 1) * sizeof *s->start);
     for (size_t i = 0; i < s->n; i++) {
-        s->bin[i] = (size_t)dpt_rng_below(s->rng, (uint64_t)t);
-        s->start[s->bin[i] + 1]++;
+        size_t *mine = s->chosen + i * K;
+        for (size_t j = t - K, k = 0; j < t; j++, k++) {
+            size_t r = (size_t)dpt_rng_below(s->rng, (uint64_t)j + 1);
+            if (s->taken[r]) r = j;
+            s->taken[r] = 1;
+            mine[k] = r;
+            s->start[r + 1]++;
+        }
+        for (size_t k = 0; k < K; k++) s->taken[mine[k]] = 0;
     }
     for (size_t j = 0; j < t; j++) s->start[j + 1] += s->start[j];
     memcpy(s->fill, s->start, t * sizeof *s->fill);
-    for (size_t i = 0; i < s->n; i++) s->order[s->fill[s->bin[i]]++] = i;
+    for (size_t i = 0; i < s->n; i++)
+        for (size_t k = 0; k < K; k++) s->order[s->fill[s->chosen[i * K + k]]++] = i;
 }
 
-/* Poisson at q = b/n; truncated: a batch above max_batch cut to a
- * uniformly random max_batch of its rows (a partial Fisher-Yates). */
+/* Poisson at q = b/n; truncated: a batch above param (its largest batch)
+ * cut to a uniformly random param of its rows (a partial Fisher-Yates). */
 static void poisson_batch(dpt_sampler *s, size_t *rows, size_t *count)
 {
     double q = (double)s->b / (double)s->n;
     size_t c = 0;
     for (size_t i = 0; i < s->n; i++)
         if (dpt_rng_bernoulli(s->rng, q)) rows[c++] = i;
-    if (s->kind == DPT_SAMPLING_TRUNCATED && c > s->max_batch) {
-        for (size_t i = 0; i < s->max_batch; i++) {
+    if (s->kind == DPT_SAMPLING_TRUNCATED && c > s->param) {
+        for (size_t i = 0; i < s->param; i++) {
             size_t j = i + (size_t)dpt_rng_below(s->rng, (uint64_t)(c - i));
             size_t tmp = rows[i];
             rows[i] = rows[j];
             rows[j] = tmp;
         }
-        c = s->max_batch;
+        c = s->param;
     }
     *count = c;
 }
@@ -246,9 +323,10 @@ int dpt_sampler_next(dpt_sampler *s, size_t *rows, size_t *count)
         *count = s->b;
         s->next++;
         return DPA_OK;
-    case DPT_SAMPLING_BALLS_IN_BINS: {
+    case DPT_SAMPLING_BALLS_IN_BINS:
+    case DPT_SAMPLING_ALLOCATION: {
         if (s->next == s->per_epoch) {
-            throw_balls(s);
+            allocate_epoch(s);
             s->next = 0;
         }
         size_t from = s->start[s->next], to = s->start[s->next + 1];

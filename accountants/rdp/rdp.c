@@ -261,37 +261,63 @@ static size_t moments_order(const rdp_state *s)
     return 1;
 }
 
-/* One epoch of random allocation (Feldman & Shenfeld 2025): each record in
- * `selected` of the `steps` steps.  All of them is the steps-fold
- * composition of the inner event (any relation, any inner event); one of
- * them is rdp_allocation.c's pair (a Gaussian inner event, add/remove),
- * its moments computed once for all the orders. */
+/* One epoch of random allocation (Feldman & Shenfeld, "Privacy
+ * amplification by random allocation", 2025, arXiv:2502.08202): each
+ * record in `selected` = K of the `steps` = T steps, a uniformly random
+ * K-subset.  K = T is the T-fold composition of the inner event (any
+ * relation, any inner event).  K = 1 is rdp_allocation.c's pair (a
+ * Gaussian inner event, add/remove).
+ *
+ * 1 < K < T: the K-fold composition of one of m = floor(T/K) steps, both
+ * directions (the reduction Feldman & Shenfeld's own code makes: floor(T/K)
+ * steps, K times as many rounds).  Why it is an upper bound:
+ * - A uniform K-subset of [T] can be drawn by cutting a uniformly random
+ *   permutation of [T] into K blocks of m consecutive entries (the T - K m
+ *   left over are never chosen) and taking one uniform step from each
+ *   block.  The set drawn has K elements and its law is invariant under
+ *   every permutation of [T] (composing the random permutation with a fixed
+ *   one leaves it uniform), and the permutations act transitively on the
+ *   K-subsets: it is the uniform K-subset, the event's sampling.
+ * - Reveal the partition into blocks: public randomness independent of
+ *   the data.  The real output is the marginal of (partition, outputs), so
+ *   by data processing its Renyi divergence is at most the joint one; the
+ *   joint pair is a mixture over the partition with the same weights in
+ *   both worlds, so by joint convexity of exp((alpha - 1) D_alpha) its
+ *   divergence is at most the worst partition's, and all partitions are
+ *   equivalent (relabelling the steps).
+ * - Given the partition, the record is in one uniform step of each of K
+ *   disjoint blocks of m steps, independently, and the left-over steps do
+ *   not see it: the pair is the product of K independent pairs of one of m
+ *   steps (and of identical factors), whose Renyi divergence is K times
+ *   that of one, in either direction (additivity over products).
+ * With m = T/K exactly the bound loses nothing to first order in 1/sigma^2
+ * (E[|S_1 n S_2|] = K^2/T either way); otherwise it costs about T/(K m).
+ * m = 1 (K > T/2) is the K-fold composition of the Gaussian. */
 static int random_allocation(const rdp_state *s, const dpa_options *opt, const dpa_event *e, double *out,
                              dpa_error *err)
 {
     const uint64_t steps = dpa_event_count(e, 0), selected = dpa_event_count(e, 1);
-    const double T = (double)steps;
     if (selected == steps) return repeated(s, opt, dpa_event_child(e, 0), steps, out, err);
     double inv_var;
     int st = inverse_variance(dpa_event_child(e, 0), "randomly allocated", &inv_var, err);
     if (st) return st;
     const double sigma = 1.0 / sqrt(inv_var);
-    if (selected != 1)
-        return dpa_fail(err, DPA_EUNSUPPORTED,
-                        "rdp: random allocation with selected = %llu of %llu steps is not supported (only selected "
-                        "= 1 or selected = steps: no certified reduction of 1 < selected < steps is implemented)",
-                        (unsigned long long)selected, (unsigned long long)steps);
     if (opt->relation != DPA_ADD_REMOVE)
         return dpa_fail(err, DPA_EUNSUPPORTED,
-                        "rdp: random allocation of one step per record is accounted for add/remove neighbours only");
+                        "rdp: random allocation of %llu of %llu steps is accounted for add/remove neighbours only",
+                        (unsigned long long)selected, (unsigned long long)steps);
     if (!out) return DPA_OK;
+    /* one of m steps, K times (K = 1: m = T) */
+    const double m = (double)(steps / selected), K = (double)selected;
     const size_t N = moments_order(s);
     double *moments = malloc((N + 1) * sizeof *moments);
-    if (!moments || rdp_allocation_log_moments(T, sigma, N, moments)) {
+    if (!moments || rdp_allocation_log_moments(m, sigma, N, moments)) {
         free(moments);
         return dpa_fail(err, DPA_ENOMEM, "rdp: out of memory");
     }
-    FILL(rdp_allocation(T, sigma, moments, N, alpha));
+    /* K times one, rounded up as repeated() does (K = 1: exact) */
+    const double up = selected == 1 ? 1.0 : K * (1.0 + 2.0 * DBL_EPSILON);
+    FILL(up * rdp_allocation(m, sigma, moments, N, alpha));
     free(moments);
     return DPA_OK;
 }

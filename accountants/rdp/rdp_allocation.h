@@ -21,7 +21,7 @@
 
 /* out[n] >= log E_Q[(P/Q)^n] for n = 0..N, the log Renyi moments of the
  * remove direction (P: the epoch with the record, Q: without it), T the
- * steps (>= 2), sigma the noise multiplier, 1 <= N <=
+ * steps (>= 1; T = 1 is the Gaussian), sigma the noise multiplier, 1 <= N <=
  * RDP_ALLOCATION_MAX_ORDER.  out[0] = out[1] = 0 (exact).  0 on success,
  * -1 when out of memory. */
 int rdp_allocation_log_moments(double steps, double sigma, size_t N, double *out);

@@ -433,9 +433,10 @@ class ShuffledBatches(Event):
 class RandomAllocation(Event):
     """One epoch of `steps` steps running `event`, each record used in exactly
     `selected` of them, chosen uniformly at random (Feldman & Shenfeld 2025,
-    "Privacy amplification by random allocation"; balls-in-bins).  rdp only:
-    selected = steps is the composition, selected = 1 a certified bound for
-    Gaussian noise (add/remove)."""
+    "Privacy amplification by random allocation"; balls-in-bins).  rdp and
+    pld: selected = steps is the composition, selected = 1 a certified bound
+    for Gaussian noise (add/remove), 1 < selected < steps the reduction to
+    `selected` rounds of one of floor(steps/selected) steps."""
     steps: int
     selected: int
     event: Event

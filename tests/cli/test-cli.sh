@@ -1230,8 +1230,17 @@ expect_ok "event text: random allocation (pld)" '^flags +lower bound of the domi
 check "event text: pld's random allocation at or below rdp's" "v1 <= v2" "$(field upper)" "$alloc_up"
 expect_error "event text: pld refuses random allocation under replace-one (exit 1)" 1 "add/remove" \
     epsilon --mechanism "$ALLOC" --delta 1e-5 --accountant pld --relation replace-one
-expect_error "event text: rdp refuses 1 < selected < steps (exit 1)" 1 "selected = 2 of 100" \
-    epsilon --mechanism 'random_allocation(steps=100, selected=2, gaussian(sigma=1))' --delta 1e-5 --accountant rdp
+# 1 < selected < steps: the reduction to 2 rounds of one of 50 steps, below
+# 20 unamplified Gaussian steps (exact, gaussian accountant); add/remove only
+expect_ok "event text: 2 of 100 steps (rdp)" '^upper +[0-9]' epsilon --delta 1e-5 --accountant rdp \
+    --mechanism 'self_composed(count=10, random_allocation(steps=100, selected=2, gaussian(sigma=1)))'
+two_up=$(field upper)
+expect_ok "event text: 20 unamplified steps (gaussian)" '^upper +[0-9]' epsilon \
+    --mechanism 'self_composed(count=20, gaussian(sigma=1))' --delta 1e-5 --accountant gaussian
+check "event text: 2 of 100 steps below no amplification" "v1 < v2" "$two_up" "$(field lower)"
+expect_error "event text: rdp refuses 2 of 100 steps under replace-one (exit 1)" 1 "add/remove" \
+    epsilon --mechanism 'random_allocation(steps=100, selected=2, gaussian(sigma=1))' --delta 1e-5 --accountant rdp \
+    --relation replace-one
 expect_usage "event text: random allocation names a bad argument" "selected (the steps each record is used in)" \
     epsilon --mechanism 'random_allocation(steps=100, selected=0, gaussian(sigma=1))' --delta 1e-5
 expect_usage "event text: a mistake names its position" "position 17: gaussian: expected ',' or ')'" \

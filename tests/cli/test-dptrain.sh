@@ -135,6 +135,28 @@ ref=$("$DPACCT" epsilon --sigma 3 --dataset-size 240 --batch-size 24 --epochs 3 
       --delta 1e-5 --accountant rdp --format csv | awk -F, 'NR == 2 { print $5 }')
 check "sgd --sampling balls-in-bins: eps is dpacct's random-allocation bound" 'v1 > 0 && v1 == v2' "$eps" "$ref"
 expect_usage "sgd: balls-in-bins is add/remove" "add/remove" sgd $CLS --epsilon 1 --delta 1e-5 --sampling balls-in-bins
+# allocation: each record in 2 of ceil(2 240/24) = 20 batches an epoch, random allocation by rdp, add/remove
+run sgd $CLS --noise-multiplier 3 --delta 1e-5 --epochs 3 --learning-rate 0.5 --sampling allocation --selected 2 \
+    --relation add-remove --format json
+eps=$(awk -F': ' '/"epsilon"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
+ref=$("$DPACCT" epsilon --mechanism 'self_composed(count=3, random_allocation(steps=20, selected=2, gaussian(sigma=3)))' \
+      --delta 1e-5 --accountant rdp --format csv | awk -F, 'NR == 2 { print $5 }')
+check "sgd --sampling allocation: eps is dpacct's random-allocation bound" 'v1 > 0 && v1 == v2' "$eps" "$ref"
+expect_ok "sgd --sampling allocation: the accounting says how" \
+    '20 an epoch, each record in a uniformly random 2 of them.*rdp' sgd $CLS --noise-multiplier 3 --delta 1e-5 \
+    --sampling allocation --selected 2 --relation add-remove
+expect_usage "sgd: allocation is add/remove" "add/remove" sgd $CLS --epsilon 1 --delta 1e-5 --sampling allocation \
+    --selected 2
+expect_usage "sgd: allocation needs --selected" "--selected K" sgd $CLS --epsilon 1 --delta 1e-5 \
+    --relation add-remove --sampling allocation
+expect_usage "sgd: --selected only with allocation" "--selected: .*allocation only \(sampling poisson\)" sgd $CLS \
+    --epsilon 1 --delta 1e-5 --selected 2
+expect_usage "sgd: --selected 0 is refused" "--selected" sgd $CLS --epsilon 1 --delta 1e-5 --relation add-remove \
+    --sampling allocation --selected 0
+expect_usage "sgd: --max-batch is not allocation's" "--max-batch: a maximum batch" sgd $CLS --epsilon 1 --delta 1e-5 \
+    --relation add-remove --sampling allocation --selected 2 --max-batch 5
+expect_usage "sgd: --selected is not truncated's" "--selected" sgd $CLS --epsilon 1 --delta 1e-5 \
+    --relation add-remove --sampling truncated --max-batch 30 --selected 2
 expect_usage "sgd: --sampling choices" "--sampling" sgd $CLS --epsilon 1 --delta 1e-5 --sampling sometimes
 expect_usage "sgd: truncated needs --max-batch" "maximum batch" sgd $CLS --epsilon 1 --delta 1e-5 --sampling truncated
 expect_usage "sgd: --max-batch only with truncated" "maximum batch" sgd $CLS --epsilon 1 --delta 1e-5 --max-batch 5
@@ -157,6 +179,10 @@ expect_ok "dp-relu-sgd --sampling shuffle: accounted as shuffled batches" 'shuff
     dp-relu-sgd $SYN --epsilon 1 --delta auto --sampling shuffle
 expect_usage "--sampling is for the SGD algorithms" "relu-sgd" dp-glmtron $SYN --epsilon 1 --delta auto \
     --sampling shuffle
+expect_ok "relu-sgd --sampling allocation: 2 epochs of ceil(3 240/32) = 23 batches" '^steps +46$' relu-sgd $SYN --sampling allocation \
+    --selected 3 --epochs 2
+expect_usage "dp-relu-sgd: allocation is add/remove" "add/remove" dp-relu-sgd $SYN --epsilon 1 --delta auto \
+    --sampling allocation --selected 2
 
 # ---- limits and escaped messages (issue 17) ----------------------------------
 # Each refusal is one line naming the option or the file, exit status 2; the

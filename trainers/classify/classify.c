@@ -91,7 +91,8 @@ static int epoch_done(cls_run *R, uint64_t epoch, dpa_error *err)
 static uint64_t epochs_after(const dpt_cls_options *opt, size_t n, uint64_t t, uint64_t T)
 {
     if (t + 1 == T) return opt->epochs;
-    if (opt->sampling == DPT_SAMPLING_SHUFFLE || opt->sampling == DPT_SAMPLING_BALLS_IN_BINS)
+    if (opt->sampling == DPT_SAMPLING_SHUFFLE || opt->sampling == DPT_SAMPLING_BALLS_IN_BINS ||
+        opt->sampling == DPT_SAMPLING_ALLOCATION)
         return (t + 1) / (T / opt->epochs);
     return (uint64_t)floor((double)(t + 1) * (double)opt->batch_size / (double)n + 1e-9);
 }

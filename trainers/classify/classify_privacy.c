@@ -58,7 +58,8 @@ uint64_t cls_sgd_steps(const dpt_cls_options *opt, size_t n)
 {
     uint64_t steps = 0;
     /* checked by cls_check before any caller gets here */
-    if (dpt_sampling_steps(opt->sampling, n, opt->batch_size, opt->epochs, &steps, NULL)) return 0;
+    if (dpt_sampling_steps_param(opt->sampling, n, opt->batch_size, opt->max_batch, opt->epochs, &steps, NULL))
+        return 0;
     return steps;
 }
 
@@ -98,9 +99,11 @@ int cls_check(size_t n, const dpt_cls_options *opt, dpa_error *err)
         return dpt_fail(err, DPA_EINVAL, "dptrain: NoisyCGD uses its fixed batches; a sampling (%s) is for DP-SGD",
                         dpt_sampling_name(opt->sampling) ? dpt_sampling_name(opt->sampling) : "unknown");
     if (opt->algorithm == DPT_CLS_DP_SGD) {
-        int st = dpt_sampling_check(opt->sampling, n, opt->batch_size, opt->max_batch, err);
+        uint64_t steps;
+        int st = dpt_sampling_steps_param(opt->sampling, n, opt->batch_size, opt->max_batch, opt->epochs, &steps, err);
         if (st) return st;
-        if ((opt->sampling == DPT_SAMPLING_TRUNCATED || opt->sampling == DPT_SAMPLING_BALLS_IN_BINS) &&
+        if ((opt->sampling == DPT_SAMPLING_TRUNCATED || opt->sampling == DPT_SAMPLING_BALLS_IN_BINS ||
+             opt->sampling == DPT_SAMPLING_ALLOCATION) &&
             opt->relation != DPA_ADD_REMOVE)
             return dpt_fail(err, DPA_EINVAL, "dptrain: %s sampling is accounted for add/remove neighbours only "
                             "(relation add-remove)", dpt_sampling_name(opt->sampling));

@@ -53,12 +53,15 @@ int parse_data_size(const char *text, uint64_t *out)
     return 0;
 }
 
-int check_work(uint64_t epochs, size_t n)
+int check_work(uint64_t epochs, size_t n, uint64_t uses)
 {
-    if (n && epochs > CLI_MAX_WORK / n)
-        return cli_usage_error("--epochs: %llu epochs of %zu training examples are %.3g gradient evaluations, above the "
-                           "limit of %.0e", (unsigned long long)epochs, n, (double)epochs * (double)n,
-                           (double)CLI_MAX_WORK);
+    if (n && uses && epochs > CLI_MAX_WORK / n / uses) {
+        char each[64] = "";
+        if (uses > 1) snprintf(each, sizeof each, ", each in %llu batches an epoch,", (unsigned long long)uses);
+        return cli_usage_error("--epochs: %llu epochs of %zu training examples%s are %.3g gradient evaluations, above "
+                               "the limit of %.0e", (unsigned long long)epochs, n, each,
+                               (double)epochs * (double)n * (double)uses, (double)CLI_MAX_WORK);
+    }
     return 0;
 }
 
@@ -160,11 +163,27 @@ int parse_accountant(const char *text, const char **out)
 
 int parse_sampling(const char *text, dpt_sampling *out)
 {
-    static const char *const names[] = { "poisson", "shuffle", "balls-in-bins", "truncated", NULL };
+    static const char *const names[] = { "poisson", "shuffle", "balls-in-bins", "truncated", "allocation", NULL };
     int choice;
     int st = cli_parse_choice("sampling", text, names, &choice);
     if (!st) *out = (dpt_sampling)choice;   /* in dpt_sampling's order */
     return st;
+}
+
+int sampling_param(dpt_sampling sampling, uint64_t max_batch, uint64_t selected, size_t *param)
+{
+    /* one field of the options holds either (dpt_sampling's param), so
+     * each is refused with the other sampling here, not read as the other */
+    if (selected && sampling != DPT_SAMPLING_ALLOCATION)
+        return cli_usage_error("--selected: the batches each record is used in an epoch are for --sampling allocation "
+                               "only (sampling %s)", dpt_sampling_name(sampling));
+    if (max_batch && sampling != DPT_SAMPLING_TRUNCATED)
+        return cli_usage_error("--max-batch: a maximum batch size is for --sampling truncated only (sampling %s)",
+                               dpt_sampling_name(sampling));
+    if (sampling == DPT_SAMPLING_ALLOCATION && !selected)
+        return cli_usage_error("--sampling allocation needs --selected K, the batches each record is used in an epoch");
+    *param = (size_t)(sampling == DPT_SAMPLING_ALLOCATION ? selected : max_batch);
+    return 0;
 }
 
 int parse_input_format(const char *text, const char **out)

@@ -28,7 +28,9 @@
  * - model sizes (classes, hyperplanes, widths, projections): 10^6 each (the
  *   model's parameter count must in addition fit an int, see models.c);
  * - sparse-mean's --sparsity and --measurements: 10^9 (compared with d);
- * - --repeats: 10^6.
+ * - --repeats: 10^6;
+ * - --selected (allocation: the batches each record is in an epoch): 10^6,
+ *   and the gradient evaluations check_work counts include them.
  * All fit in 32 bits, so the casts to size_t are exact everywhere. */
 #define CLI_MAX_EPOCHS UINT64_C(1000000)
 #define CLI_MAX_WORK UINT64_C(10000000000)
@@ -45,15 +47,21 @@ int parse_seed(const char *name, const char *text, unsigned long *out);
 /* --max-data-size: bytes, or a number with K, M, G or T (powers of 1024),
  * 1 byte to CLI_MAX_DATA_SIZE. */
 int parse_data_size(const char *text, uint64_t *out);
-/* epochs x n (the gradient evaluations) within CLI_MAX_WORK, else a usage
- * error naming --epochs. */
-int check_work(uint64_t epochs, size_t n);
+/* epochs x n x uses (the gradient evaluations; uses: the batches each
+ * record is in an epoch, 1 but for allocation's --selected) within
+ * CLI_MAX_WORK, else a usage error naming --epochs. */
+int check_work(uint64_t epochs, size_t n, uint64_t uses);
 /* --format: table or json (the reports have no CSV); *json set. */
 int parse_report_format(const char *text, int *json);
 /* A name of libdpacct's accountants into *out, else a usage error. */
 int parse_accountant(const char *text, const char **out);
-/* --sampling: poisson, shuffle, balls-in-bins or truncated (dpt_sampling). */
+/* --sampling: poisson, shuffle, balls-in-bins, truncated or allocation
+ * (dpt_sampling). */
 int parse_sampling(const char *text, dpt_sampling *out);
+/* The sampling's parameter from --max-batch and --selected (0: not given),
+ * each only with its sampling (truncated, allocation), allocation needing
+ * --selected; else a usage error naming the option. */
+int sampling_param(dpt_sampling sampling, uint64_t max_batch, uint64_t selected, size_t *param);
 /* csv, libsvm or idx into *out, else a usage error. */
 int parse_input_format(const char *text, const char **out);
 /* Load `path` as `format` (csv, libsvm or idx; NULL: idx when `labels` is

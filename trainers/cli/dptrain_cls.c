@@ -25,7 +25,7 @@ typedef struct {
     int standardize, json, progress, per_epoch, delta_auto, have_epsilon, have_delta, seed_given;
     double clip_rows;
     size_t classes;
-    uint64_t max_bytes;
+    uint64_t max_bytes, max_batch, selected;   /* --max-batch, --selected (0: not given) */
     dpt_model_spec model;
     dpt_cls_options opt;
 } cls_args;
@@ -75,14 +75,18 @@ static void cls_help(void)
            "  --noise-multiplier S   sigma: the noise std is sigma C on the sum of clipped gradients\n"
            "  --relation R           sgd: replace-one (default) or add-remove\n"
            "  --accountant NAME      sgd's accountant (default: pld; batches for shuffle; rdp for\n"
-           "                         balls-in-bins)\n"
+           "                         balls-in-bins and allocation)\n"
            "  --sampling KIND        sgd's batches: poisson (default: each record with probability\n"
            "                         B/n), shuffle (each epoch shuffled afresh and cut into batches of\n"
            "                         exactly B: accounted with no amplification, Chua et al.'s lower\n"
            "                         bound beside it), balls-in-bins (each epoch each record in one of\n"
            "                         ceil(n/B) batches at random: Feldman & Shenfeld 2025's random\n"
-           "                         allocation) or truncated (Poisson with at most --max-batch)\n"
+           "                         allocation), truncated (Poisson with at most --max-batch) or\n"
+           "                         allocation (each epoch each record in --selected K of ceil(K n/B)\n"
+           "                         batches, a uniformly random K-subset; add-remove)\n"
            "  --max-batch M          truncated sampling: a batch above M cut to M at random\n"
+           "  --selected K           allocation: the batches each record is in an epoch (1 to 1000000;\n"
+           "                         accounted by rdp as K rounds of one of floor(t/K) steps)\n"
            "  --no-noise             train without noise (not private)\n"
            "\nTraining:\n"
            "  --epochs E             passes (default 1; at most 1000000, and epochs x training\n"
@@ -117,7 +121,7 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         O_DATA, O_LABELS, O_INFMT, O_TARGET, O_TDATA, O_TLABELS, O_TESTFR, O_SCALE, O_STD, O_CLASSES, O_MODEL,
         O_P, O_W, O_MSEED, O_EPS, O_DELTA, O_NM, O_REL, O_ACC, O_NONOISE, O_EPOCHS, O_BATCH, O_LR, O_SCHED, O_DECAY,
         O_DEPOCHS, O_CLIP, O_L2, O_ETAL, O_MATCH, O_SMOOTH, O_SEED, O_PEREPOCH, O_FORMAT, O_PROGRESS, O_MAXDATA,
-        O_CLIPROWS, O_SAMPLING, O_MAXBATCH, O_COUNT
+        O_CLIPROWS, O_SAMPLING, O_MAXBATCH, O_SELECTED, O_COUNT
     };
     /* the values are parsed below; the help text is written out in full above */
     static const cli_option options[O_COUNT] = {
@@ -139,7 +143,7 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         [O_PEREPOCH] = { "per-epoch", NULL, NULL }, [O_FORMAT] = { "format", "X", NULL },
         [O_PROGRESS] = { "progress", NULL, NULL }, [O_MAXDATA] = { "max-data-size", "X", NULL },
         [O_CLIPROWS] = { "clip-rows", "X", NULL }, [O_SAMPLING] = { "sampling", "X", NULL },
-        [O_MAXBATCH] = { "max-batch", "X", NULL },
+        [O_MAXBATCH] = { "max-batch", "X", NULL }, [O_SELECTED] = { "selected", "X", NULL },
     };
     char command[64];
     snprintf(command, sizeof command, "dptrain %s", argv[0]);  /* argv[0]: the subcommand */
@@ -185,7 +189,8 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
             break;
         case O_ACC: st = parse_accountant(value, &a->opt.accountant); break;
         case O_SAMPLING: st = parse_sampling(value, &a->opt.sampling); break;
-        case O_MAXBATCH: st = cli_parse_count("max-batch", value, 1, CLI_MAX_ROWS, &u); a->opt.max_batch = (size_t)u; break;
+        case O_MAXBATCH: st = cli_parse_count("max-batch", value, 1, CLI_MAX_ROWS, &a->max_batch); break;
+        case O_SELECTED: st = cli_parse_count("selected", value, 1, CLI_MAX_UNITS, &a->selected); break;
         case O_NONOISE: a->opt.noise_off = 1; break;
         case O_EPOCHS: st = cli_parse_count("epochs", value, 1, CLI_MAX_EPOCHS, &a->opt.epochs); break;
         case O_BATCH: st = cli_parse_count("batch-size", value, 1, CLI_MAX_ROWS, &u); a->opt.batch_size = (size_t)u; break;
@@ -213,7 +218,7 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         if (st) return st;
     }
     if (!have_mseed) a->model.seed = a->opt.seed;
-    return 0;
+    return sampling_param(a->opt.sampling, a->max_batch, a->selected, &a->opt.max_batch);
 }
 
 /* The per-epoch curve: epoch, eps and the test accuracy, kept for the report. */
@@ -354,7 +359,7 @@ int cls_command(int argc, char **argv)
     if ((st = load_train_test(a.data, a.labels, a.test_data, a.test_labels, a.input_format, a.target, a.max_bytes,
                               a.test_fraction, a.opt.seed, &train, &test, &err)))
         goto fail;
-    if ((rc = check_work(a.opt.epochs, train.n))) goto done;
+    if ((rc = check_work(a.opt.epochs, train.n, a.selected ? a.selected : 1))) goto done;
     double scale = a.feature_scale > 0.0 ? a.feature_scale : 1.0;
     scale_features(&train, scale);
     scale_features(&test, scale);

@@ -76,14 +76,18 @@ static void print_help(void)
            "  --delta D|auto         target delta in (0, 1); auto = 1/N^1.1 (N training examples)\n"
            "  --noise-multiplier F   use this f instead of calibrating, and report its epsilon\n"
            "  --accountant NAME      DP-SGD's accountant (default: pld; batches for shuffle; rdp for\n"
-           "                         balls-in-bins)\n"
+           "                         balls-in-bins and allocation)\n"
            "  --sampling KIND        relu-sgd and dp-relu-sgd batches: poisson (default: each record\n"
            "                         with probability B/N), shuffle (each epoch shuffled afresh, cut into\n"
            "                         batches of exactly B: accounted with no amplification, Chua et al.'s\n"
            "                         lower bound beside it), balls-in-bins (each epoch each record in one\n"
            "                         of ceil(N/B) batches at random: Feldman & Shenfeld 2025's random\n"
-           "                         allocation) or truncated (Poisson with at most --max-batch)\n"
+           "                         allocation), truncated (Poisson with at most --max-batch) or\n"
+           "                         allocation (each epoch each record in --selected K of ceil(K N/B)\n"
+           "                         batches, a uniformly random K-subset); dp-relu-sgd (replace-one)\n"
+           "                         refuses balls-in-bins, truncated and allocation (add-remove)\n"
            "  --max-batch M          truncated sampling: a batch above M cut to M at random\n"
+           "  --selected K           allocation: the batches each record is in an epoch (1 to 1000000)\n"
            "  --no-shuffle-amplification   DP-GLMtron: do not count the secret shuffle\n"
            "\nTraining:\n"
            "  --epochs E             passes over the data (default 1; at most 1000000, and epochs x\n"
@@ -137,7 +141,7 @@ typedef struct {
     double test_fraction, public_fraction, clip_rows;
     int standardize, scale_target, json, progress, seed_given;
     int delta_auto, have_epsilon, have_delta;
-    uint64_t max_bytes;
+    uint64_t max_bytes, max_batch, selected;   /* --max-batch, --selected (0: not given) */
     dpt_glm_options opt;
 } args;
 
@@ -149,7 +153,7 @@ static int parse_args(int argc, char **argv, args *a)
         O_DATA, O_INFMT, O_TARGET, O_LABELS, O_SYNTH, O_TESTFR, O_NOSTD, O_SCALE, O_EPS, O_DELTA, O_NM,
         O_ACC, O_NOSHUF, O_EPOCHS, O_LR, O_BATCH, O_EST, O_THR, O_CLIP, O_PUBFR, O_ALPHA, O_TRH, O_C2, O_A,
         O_UPS, O_GDELTA, O_C3, O_SEED, O_FORMAT, O_PROGRESS, O_VERSION, O_THEPS, O_HC1, O_LNOISE, O_TAILB, O_INIT,
-        O_MAXDATA, O_STD, O_CLIPROWS, O_PUBDATA, O_PUBLABELS, O_SAMPLING, O_MAXBATCH, O_COUNT
+        O_MAXDATA, O_STD, O_CLIPROWS, O_PUBDATA, O_PUBLABELS, O_SAMPLING, O_MAXBATCH, O_SELECTED, O_COUNT
     };
     /* the values are parsed below; the help text is written out in full above */
     static const cli_option options[O_COUNT] = {
@@ -173,6 +177,7 @@ static int parse_args(int argc, char **argv, args *a)
         [O_CLIPROWS] = { "clip-rows", "X", NULL }, [O_PUBDATA] = { "public-data", "X", NULL },
         [O_PUBLABELS] = { "public-labels", "X", NULL }, [O_VERSION] = { "version", NULL, NULL },
         [O_SAMPLING] = { "sampling", "X", NULL }, [O_MAXBATCH] = { "max-batch", "X", NULL },
+        [O_SELECTED] = { "selected", "X", NULL },
     };
     const char *command = "dptrain";
     cli_parser p;
@@ -206,7 +211,8 @@ static int parse_args(int argc, char **argv, args *a)
         case O_NM: st = cli_parse_real("noise-multiplier", value, 0.0, 1, INFINITY, 1, &a->opt.noise_multiplier); break;
         case O_ACC: st = parse_accountant(value, &a->opt.accountant); break;
         case O_SAMPLING: st = parse_sampling(value, &a->opt.sampling); break;
-        case O_MAXBATCH: st = cli_parse_count("max-batch", value, 1, CLI_MAX_ROWS, &u); a->opt.max_batch = (size_t)u; break;
+        case O_MAXBATCH: st = cli_parse_count("max-batch", value, 1, CLI_MAX_ROWS, &a->max_batch); break;
+        case O_SELECTED: st = cli_parse_count("selected", value, 1, CLI_MAX_UNITS, &a->selected); break;
         case O_NOSHUF: a->opt.shuffle_amplification = 0; break;
         case O_EPOCHS: st = cli_parse_count("epochs", value, 1, CLI_MAX_EPOCHS, &a->opt.epochs); break;
         case O_LR: st = cli_parse_real("learning-rate", value, 0.0, 1, INFINITY, 1, &a->opt.learning_rate); break;
@@ -245,7 +251,7 @@ static int parse_args(int argc, char **argv, args *a)
         }
         if (st) return st;
     }
-    return 0;
+    return sampling_param(a->opt.sampling, a->max_batch, a->selected, &a->opt.max_batch);
 }
 
 
@@ -336,7 +342,7 @@ int main(int argc, char **argv)
     if ((rc = cli_privacy_rng(a.seed_given, a.opt.seed, &rng))) goto done;
     a.opt.rng = rng;
     if ((st = dpt_split(&all, a.test_fraction, a.opt.seed, &train, &test, &err))) goto fail_usage;
-    if ((rc = check_work(a.opt.epochs, train.n))) goto done;
+    if ((rc = check_work(a.opt.epochs, train.n, a.selected ? a.selected : 1))) goto done;
     if (a.clip_rows > 0.0) {
         dpt_clip_rows(&train, a.clip_rows);
         if (test.n) dpt_clip_rows(&test, a.clip_rows);

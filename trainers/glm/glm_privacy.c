@@ -77,7 +77,8 @@ uint64_t glm_sgd_steps(const dpt_glm_options *opt, size_t n)
 {
     uint64_t steps = 0;
     /* checked by glm_check before any caller gets here */
-    if (dpt_sampling_steps(opt->sampling, n, opt->batch_size, opt->epochs, &steps, NULL)) return 0;
+    if (dpt_sampling_steps_param(opt->sampling, n, opt->batch_size, opt->max_batch, opt->epochs, &steps, NULL))
+        return 0;
     return steps;
 }
 
@@ -132,10 +133,14 @@ int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *e
         return dpt_fail(err, DPA_EINVAL, "dptrain: a sampling (%s) is for relu-sgd and dp-relu-sgd only",
                         dpt_sampling_name(opt->sampling) ? dpt_sampling_name(opt->sampling) : "unknown");
     if (sgd) {
-        int st = dpt_sampling_check(opt->sampling, train->n, opt->batch_size, opt->max_batch, err);
+        uint64_t steps;
+        int st = dpt_sampling_steps_param(opt->sampling, train->n, opt->batch_size, opt->max_batch, opt->epochs, &steps,
+                                          err);
         if (st) return st;
-        /* the GLM family is replace-one; truncated Poisson is analysed for add/remove */
-        if ((opt->sampling == DPT_SAMPLING_TRUNCATED || opt->sampling == DPT_SAMPLING_BALLS_IN_BINS) &&
+        /* the GLM family is replace-one; truncated Poisson, balls-in-bins and
+         * allocation are analysed for add/remove */
+        if ((opt->sampling == DPT_SAMPLING_TRUNCATED || opt->sampling == DPT_SAMPLING_BALLS_IN_BINS ||
+             opt->sampling == DPT_SAMPLING_ALLOCATION) &&
             opt->algorithm == DPT_DP_SGD)
             return dpt_fail(err, DPA_EINVAL, "dptrain: %s sampling is accounted for add/remove neighbours only, "
                             "and the ReLU regression trainers account replace-one", dpt_sampling_name(opt->sampling));
