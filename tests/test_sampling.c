@@ -287,7 +287,8 @@ START_TEST(events_and_steps)
     ck_assert(strstr(err.message, "selected") != NULL);
     ck_assert_int_eq(dpt_sampling_check(DPT_SAMPLING_BALLS_IN_BINS, 100, 10, 2, &err), DPA_EINVAL);
     ck_assert_str_eq(dpt_sampling_name(DPT_SAMPLING_ALLOCATION), "allocation");
-    ck_assert_str_eq(dpt_sampling_accountant(DPT_SAMPLING_ALLOCATION), "rdp");
+    ck_assert_str_eq(dpt_sampling_accountant(DPT_SAMPLING_ALLOCATION), "pld");
+    ck_assert_str_eq(dpt_sampling_accountant(DPT_SAMPLING_BALLS_IN_BINS), "pld");
     ck_assert_int_eq(dpt_sampling_steps(DPT_SAMPLING_SHUFFLE, 1003, 10, 3, &steps, &err), DPA_OK);
     ck_assert_uint_eq(steps, 300);    /* floor(1003/10) an epoch */
     ck_assert_int_eq(dpt_sampling_steps(DPT_SAMPLING_BALLS_IN_BINS, 1003, 10, 3, &steps, &err), DPA_OK);

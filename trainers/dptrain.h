@@ -126,9 +126,10 @@ int dpt_sampling_steps(dpt_sampling kind, size_t n, size_t b, uint64_t epochs, u
  * on failure. */
 dpa_event *dpt_sampling_event(dpt_sampling kind, size_t n, size_t b, size_t param, uint64_t epochs,
                               double multiplier, dpa_error *err);
-/* The accountant a trainer uses for it by default: "pld", "batches" (shuffle:
- * the bracket of accountants/batches.c) or "rdp" (balls-in-bins and
- * allocation). */
+/* The accountant a trainer uses for it by default: "batches" for shuffle
+ * (the bracket of accountants/batches.c), else "pld" (for balls-in-bins
+ * and allocation Feldman & Shenfeld's decomposition, narrowed by rdp's
+ * bound). */
 const char *dpt_sampling_accountant(dpt_sampling kind);
 
 typedef struct dpt_sampler dpt_sampler;

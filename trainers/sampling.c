@@ -206,9 +206,8 @@ const char *dpt_sampling_accountant(dpt_sampling kind)
 {
     switch (kind) {
     case DPT_SAMPLING_SHUFFLE: return "batches";        /* the bracket; its upper is every accountant's */
-    case DPT_SAMPLING_BALLS_IN_BINS:
-    case DPT_SAMPLING_ALLOCATION: return "rdp";         /* Feldman & Shenfeld's RDP bounds */
-    default: return "pld";
+    default: return "pld";   /* balls-in-bins and allocation too: Feldman & Shenfeld's decomposition,
+                              * narrowed by their RDP bound (MNIST, K = 2: 5.89 against rdp's 52.3) */
     }
 }
 

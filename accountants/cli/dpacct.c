@@ -798,8 +798,9 @@ static int print_calibration(const cli *c, const solved *sv, const char *method,
     return 0;
 }
 
-/* The search both kinds of calibration share: the accountant asked, or
- * the first that supports the family's member at probe_at; rdp's closed
+/* The search both kinds of calibration share: the accountant asked, pld
+ * for balls-in-bins, or the first that supports the family's member at
+ * probe_at; rdp's closed
  * forms place the start of a costlier accountant's search.  DPA_OK with
  * the mechanism at the value found described into mech, also when the
  * runs ran out with a value that meets the target (*converged 0: the best
@@ -808,7 +809,8 @@ static int search_family(const cli *c, const dpa_options *opt, dpa_event_family 
                          dpa_calibration *cal, const char **method, int *converged, char mech[DESCRIPTION_SIZE],
                          dpa_error *err)
 {
-    *method = c->accountant;
+    /* balls-in-bins: pld (whose bracket rdp's bound narrows) */
+    *method = c->accountant ? c->accountant : c->balls_in_bins ? "pld" : NULL;
     if (!*method) {
         dpa_event *probe = family(probe_at, ctx, err);
         if (!probe) return err->status;

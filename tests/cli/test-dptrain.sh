@@ -127,23 +127,23 @@ ref=$("$DPACCT" epsilon --mechanism 'self_composed(count=30, truncated_poisson(q
 check "sgd --sampling truncated: eps is dpacct's truncated_poisson bound" 'v1 > 0 && v1 == v2' "$eps" "$ref"
 expect_usage "sgd: truncated sampling is add/remove" "add/remove" sgd $CLS --epsilon 1 --delta 1e-5 \
     --sampling truncated --max-batch 30
-# balls-in-bins: 10 batches an epoch (ceil(240/24)), random allocation by rdp, add/remove
+# balls-in-bins: 10 batches an epoch (ceil(240/24)), random allocation by pld (the decomposition), add/remove
 run sgd $CLS --noise-multiplier 3 --delta 1e-5 --epochs 3 --learning-rate 0.5 --sampling balls-in-bins \
     --relation add-remove --format json
 eps=$(awk -F': ' '/"epsilon"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
 ref=$("$DPACCT" epsilon --sigma 3 --dataset-size 240 --batch-size 24 --epochs 3 --sampling balls-in-bins \
-      --delta 1e-5 --accountant rdp --format csv | awk -F, 'NR == 2 { print $5 }')
+      --delta 1e-5 --accountant pld --format csv | awk -F, 'NR == 2 { print $5 }')
 check "sgd --sampling balls-in-bins: eps is dpacct's random-allocation bound" 'v1 > 0 && v1 == v2' "$eps" "$ref"
 expect_usage "sgd: balls-in-bins is add/remove" "add/remove" sgd $CLS --epsilon 1 --delta 1e-5 --sampling balls-in-bins
-# allocation: each record in 2 of ceil(2 240/24) = 20 batches an epoch, random allocation by rdp, add/remove
+# allocation: each record in 2 of ceil(2 240/24) = 20 batches an epoch, random allocation by pld, add/remove
 run sgd $CLS --noise-multiplier 3 --delta 1e-5 --epochs 3 --learning-rate 0.5 --sampling allocation --selected 2 \
     --relation add-remove --format json
 eps=$(awk -F': ' '/"epsilon"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
 ref=$("$DPACCT" epsilon --mechanism 'self_composed(count=3, random_allocation(steps=20, selected=2, gaussian(sigma=3)))' \
-      --delta 1e-5 --accountant rdp --format csv | awk -F, 'NR == 2 { print $5 }')
+      --delta 1e-5 --accountant pld --format csv | awk -F, 'NR == 2 { print $5 }')
 check "sgd --sampling allocation: eps is dpacct's random-allocation bound" 'v1 > 0 && v1 == v2' "$eps" "$ref"
 expect_ok "sgd --sampling allocation: the accounting says how" \
-    '20 an epoch, each record in a uniformly random 2 of them.*rdp' sgd $CLS --noise-multiplier 3 --delta 1e-5 \
+    '20 an epoch, each record in a uniformly random 2 of them.*pld' sgd $CLS --noise-multiplier 3 --delta 1e-5 \
     --sampling allocation --selected 2 --relation add-remove
 expect_usage "sgd: allocation is add/remove" "add/remove" sgd $CLS --epsilon 1 --delta 1e-5 --sampling allocation \
     --selected 2
