@@ -57,7 +57,9 @@ void dpt_cls_defaults(dpt_cls_options *opt)
 uint64_t cls_sgd_steps(const dpt_cls_options *opt, size_t n)
 {
     uint64_t steps = 0;
-    /* checked by cls_check before any caller gets here */
+    /* checked by cls_check before any caller gets here; were it not, 0:
+     * the training loop runs this count too, so no step is ever run
+     * that is not accounted (a large sentinel would run forever) */
     if (dpt_sampling_steps_param(opt->sampling, n, opt->batch_size, opt->max_batch, opt->epochs, &steps, NULL))
         return 0;
     return steps;

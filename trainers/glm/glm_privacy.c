@@ -76,7 +76,9 @@ double glm_x_norm(const dpt_glm_options *opt, const dpt_dataset *train)
 uint64_t glm_sgd_steps(const dpt_glm_options *opt, size_t n)
 {
     uint64_t steps = 0;
-    /* checked by glm_check before any caller gets here */
+    /* checked by glm_check before any caller gets here; were it not, 0:
+     * the training loop runs this count too, so no step is ever run
+     * that is not accounted (a large sentinel would run forever) */
     if (dpt_sampling_steps_param(opt->sampling, n, opt->batch_size, opt->max_batch, opt->epochs, &steps, NULL))
         return 0;
     return steps;
