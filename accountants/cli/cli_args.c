@@ -41,8 +41,10 @@ static const cli_option option_table[OPT_COUNT] = {
     [OPT_RELATION] = { "relation", "REL", "neighbouring datasets: add-remove (default) or replace-one" },
     [OPT_SAMPLING] = { "sampling", "KIND", "poisson (default), without-replacement (batches of exactly B of N; "
                                            "replace-one only), shuffle (each epoch shuffled and cut into batches "
-                                           "of exactly B; --epochs) or balls-in-bins (each epoch each record in one "
-                                           "of ceil(N/B) batches at random; --epochs)" },
+                                           "of exactly B; --epochs), balls-in-bins (each epoch each record in one "
+                                           "of ceil(N/B) batches at random; --epochs) or allocation (each epoch each "
+                                           "record in --selected K of ceil(K N/B) batches at random; --epochs)" },
+    [OPT_SELECTED] = { "selected", "K", "--sampling allocation: the batches each record is used in an epoch, K >= 1" },
     [OPT_DELTA] = { "delta", "D", "delta, 0 < D < 1" },
     [OPT_EPSILON] = { "epsilon", "EPS", "epsilon, EPS >= 0" },
     [OPT_ACCOUNTANT] = { "accountant", "NAME", "accounting method (default: the first that supports the mechanism)" },
@@ -99,7 +101,8 @@ static const cli_option option_table[OPT_COUNT] = {
      OPT_BIT(OPT_STEPS) | OPT_BIT(OPT_EPOCHS) | OPT_BIT(OPT_RELATION) | OPT_BIT(OPT_SAMPLING) |    \
      OPT_BIT(OPT_MECHANISM) | OPT_BIT(OPT_BATCHES) | OPT_BIT(OPT_STEP_SIZE) |                      \
      OPT_BIT(OPT_STRONG_CONVEXITY) | OPT_BIT(OPT_SMOOTHNESS) | OPT_BIT(OPT_EPSILON0) | OPT_BIT(OPT_USERS) |   \
-     OPT_BIT(OPT_RANDOMIZER) | OPT_BIT(OPT_DELTA0) | OPT_BIT(OPT_TUNING_RUNS) | OPT_BIT(OPT_EVENT))
+     OPT_BIT(OPT_RANDOMIZER) | OPT_BIT(OPT_DELTA0) | OPT_BIT(OPT_TUNING_RUNS) | OPT_BIT(OPT_EVENT) |           \
+     OPT_BIT(OPT_SELECTED))
 #define COMMON_OPTIONS (MECHANISM_OPTIONS | OPT_BIT(OPT_ORDERS) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_HELP))
 /* the subcommands that run accountants take the pld accuracy; those that
  * print brackets can make a missed width an error */
@@ -199,7 +202,8 @@ static int check_event(const cli *c, enum option_id id, const char *arg)
 static int parse_value(cli *c, enum option_id id, const char *arg)
 {
     static const char *const relations[] = { "add-remove", "replace-one", NULL };
-    static const char *const samplings[] = { "poisson", "without-replacement", "shuffle", "balls-in-bins", NULL };
+    static const char *const samplings[] = { "poisson", "without-replacement", "shuffle", "balls-in-bins",
+                                             "allocation", NULL };
     static const char *const mechanisms[] = { "gaussian", "noisy-cgd", "shuffled", NULL };
     static const char *const randomizers[] = { "any", "rr", NULL };
     int choice, st;
@@ -223,8 +227,10 @@ static int parse_value(cli *c, enum option_id id, const char *arg)
         if ((choice = parse_choice(id, arg, samplings)) < 0) return CLI_EXIT_USAGE;
         c->without_replacement = choice == 1;
         c->shuffled_batches = choice == 2;
-        c->balls_in_bins = choice == 3;
+        c->balls_in_bins = choice == 3 || choice == 4;   /* allocation: K of the batches, balls-in-bins K = 1 */
+        c->allocation = choice == 4;
         return CLI_EXIT_OK;
+    case OPT_SELECTED: return parse_count(id, arg, &c->selected);
     case OPT_MECHANISM:
         if (strchr(arg, '(')) {          /* an event as text: checked now, built when it is run */
             if ((st = check_event(c, id, arg))) return st;
@@ -473,7 +479,7 @@ static void print_command_help(const command_info *cmd)
     printf("Usage: dpacct %s %s\n\n%s\n\n", cmd->name, cmd->synopsis, cmd->about);
     static const enum option_id mechanism_group[] = {
         OPT_SIGMA, OPT_NOISE_MULTIPLIER, OPT_RATE, OPT_BATCH, OPT_DATASET, OPT_STEPS, OPT_EPOCHS, OPT_RELATION,
-        OPT_SAMPLING, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE, OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS,
+        OPT_SAMPLING, OPT_SELECTED, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE, OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS,
         OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS, OPT_EVENT, OPT_PRINT_EVENT,
     };
     static const enum option_id query_group[] = {
@@ -627,12 +633,12 @@ static int check_noisy_cgd(const command_info *cmd, const cli *c)
  * epochs; what is searched can only be the noise (or the epochs). */
 static int check_epoch_sampling(const command_info *cmd, const cli *c)
 {
-    const char *kind = c->shuffled_batches ? "shuffle" : "balls-in-bins";
+    const char *kind = c->shuffled_batches ? "shuffle" : c->allocation ? "allocation" : "balls-in-bins";
     if (c->event_text || c->event_file)
         return cli_usage_error("--sampling: %s describes the mechanism itself; with --mechanism or --event write it in "
                                "the event instead (%s)", kind, c->shuffled_batches
                                    ? "shuffled_batches(n=N, m=B, gaussian(sigma=S))"
-                                   : "random_allocation(steps=T, selected=1, gaussian(sigma=S))");
+                                   : "random_allocation(steps=T, selected=K, gaussian(sigma=S))");
     if (c->noisy_cgd || c->shuffled)
         return cli_usage_error("--sampling: %s is for Gaussian steps (DP-SGD), not for --mechanism %s", kind,
                                c->noisy_cgd ? "noisy-cgd" : "shuffled");
@@ -645,8 +651,17 @@ static int check_epoch_sampling(const command_info *cmd, const cli *c)
     if (given(c, OPT_EPOCHS) && !(c->epochs == floor(c->epochs) && c->epochs < 9007199254740992.0))
         return cli_usage_error("--epochs: with --sampling %s a whole number of epochs, got %g", kind, c->epochs);
     if (c->balls_in_bins && c->relation != DPA_ADD_REMOVE)
-        return cli_usage_error("--sampling: balls-in-bins (random allocation) is accounted for add/remove "
-                               "neighbours only");
+        return cli_usage_error("--sampling: %s (random allocation) is accounted for add/remove neighbours only",
+                               kind);
+    if (c->allocation) {
+        if (!given(c, OPT_SELECTED))
+            return cli_usage_error("--sampling: allocation needs --selected K (the batches each record is used in an "
+                                   "epoch)");
+        /* K N <= 2^53: the steps of an epoch, ceil(K N/B), counted exactly */
+        if (c->selected > (UINT64_C(1) << 53) / c->dataset)
+            return cli_usage_error("--selected: %" PRIu64 " uses of each of %" PRIu64 " records an epoch are too many",
+                                   c->selected, c->dataset);
+    }
     return CLI_EXIT_OK;
 }
 
@@ -850,6 +865,8 @@ static int check_combinations(const command_info *cmd, const cli *c)
             return cli_usage_error("--sampling: without-replacement requires --relation replace-one (datasets of "
                                "a fixed size differ by a replaced record)");
     }
+    if (given(c, OPT_SELECTED) && !c->allocation)
+        return cli_usage_error("--selected: goes with --sampling allocation only");
     if ((c->shuffled_batches || c->balls_in_bins) && (st = check_epoch_sampling(cmd, c))) return st;
     if (c->print_event) return require_noise(cmd, c);   /* no query is run */
     if (cmd->id == CMD_STATEMENT) {
@@ -950,6 +967,7 @@ static int resolve_mechanism(const cli *c, mechanism *m)
     if (c->shuffled_batches || c->balls_in_bins) {
         m->shuffled_batches = c->shuffled_batches;
         m->balls_in_bins = c->balls_in_bins;
+        m->selected = c->allocation ? c->selected : 1;
         m->batch = c->batch;
         m->dataset = c->dataset;
         m->steps = given(c, OPT_EPOCHS) ? (uint64_t)c->epochs : 1;   /* epochs, whole (checked) */
@@ -1040,8 +1058,8 @@ static dpa_event *mechanism_event_untuned(const mechanism *m, dpa_error *err)
     }
     dpa_event *e = dpa_event_gaussian(m->sigma, err);
     if (m->shuffled_batches) e = dpa_event_shuffled_batches(m->dataset, m->batch, e, err);
-    else if (m->balls_in_bins)   /* ceil(N/B) steps an epoch, each record in one */
-        e = dpa_event_random_allocation((m->dataset + m->batch - 1) / m->batch, 1, e, err);
+    else if (m->balls_in_bins)   /* ceil(K N/B) steps an epoch, each record in K (balls-in-bins: 1) */
+        e = dpa_event_random_allocation((m->selected * m->dataset + m->batch - 1) / m->batch, m->selected, e, err);
     else if (m->batch) e = dpa_event_sampled_without_replacement(m->dataset, m->batch, e, err);
     else if (m->q < 1.0) e = dpa_event_poisson_sampled(m->q, e, err);
     if (m->steps > 1) e = dpa_event_self_composed(e, m->steps, err);

@@ -24,7 +24,7 @@ enum option_id {
     OPT_EPS_MIN, OPT_EPS_MAX, OPT_POINTS, OPT_MECHANISM, OPT_BATCHES, OPT_STEP_SIZE,
     OPT_STRONG_CONVEXITY, OPT_SMOOTHNESS, OPT_EPSILON0, OPT_USERS, OPT_RANDOMIZER, OPT_DELTA0, OPT_TUNING_RUNS,
     OPT_FAILURE_DELTA, OPT_TOLERANCE, OPT_SIGMA_MIN, OPT_SIGMA_MAX, OPT_REQUIRE_WIDTH, OPT_EVENT, OPT_PRINT_EVENT,
-    OPT_NOISE_MULTIPLIER, OPT_MAX_EXAMPLES, OPT_PLOT, OPT_FPR, OPT_HELP, OPT_COUNT
+    OPT_NOISE_MULTIPLIER, OPT_MAX_EXAMPLES, OPT_PLOT, OPT_FPR, OPT_SELECTED, OPT_HELP, OPT_COUNT
 };
 
 /* calibrate --solve sigma searches [--sigma-min, --sigma-max]: these by default */
@@ -55,7 +55,9 @@ typedef struct cli {
     dpa_relation relation;
     int without_replacement; /* --sampling without-replacement */
     int shuffled_batches;    /* --sampling shuffle */
-    int balls_in_bins;       /* --sampling balls-in-bins */
+    int balls_in_bins;       /* --sampling balls-in-bins or allocation */
+    int allocation;          /* --sampling allocation */
+    uint64_t selected;       /* --selected K (allocation) */
     int noisy_cgd;           /* --mechanism noisy-cgd */
     int shuffled;            /* --mechanism shuffled */
     const char *event_text;  /* --mechanism given as an event (dpa_event_parse), else NULL */
@@ -95,9 +97,11 @@ typedef struct mechanism {
     /* --sampling shuffle: each epoch shuffled and cut into batches of
      * exactly `batch` of `dataset` (steps = the epochs); 0: not */
     int shuffled_batches;
-    /* --sampling balls-in-bins: each epoch every record in one of
-     * ceil(dataset/batch) steps at random (steps = the epochs) */
+    /* --sampling balls-in-bins (selected 1) or allocation: each epoch
+     * every record in `selected` of ceil(selected dataset/batch) steps, a
+     * uniformly random set (steps = the epochs) */
     int balls_in_bins;
+    uint64_t selected;
     /* --mechanism noisy-cgd: the final iterate of noisy cyclic GD, sigma the
      * noise multiplier of its batch gradients (epochs in `steps`) */
     int noisy_cgd;

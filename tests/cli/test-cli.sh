@@ -548,6 +548,28 @@ run compare --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delt
     --format csv
 check "balls-in-bins: the mc estimate lies between 1 and 10, flagged approximate" 'v1 > 1 && v1 < 10 && v2 == "true"' \
     "$(awk -F, '$1 == "mc" { print $5 }' "$TMP/out")" "$(awk -F, '$1 == "mc" { print $10 }' "$TMP/out")"
+# --sampling allocation --selected K: ceil(K N/B) steps an epoch, each record in K; the same event as its text
+expect_ok "allocation: the event it accounts, by pld" \
+    'self_composed\(count=60, random_allocation\(steps=469, selected=2, gaussian\(sigma=1\.1\)\)\)' \
+    epsilon --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling allocation --selected 2
+alloc_up=$(field upper)
+expect_ok "allocation: an event text of random allocation is pld's by default" '^method +pld$' epsilon --delta 1e-5 \
+    --mechanism 'self_composed(count=60, random_allocation(steps=469, selected=2, gaussian(sigma=1.1)))'
+check "allocation: --sampling allocation is the event" "v1 == v2" "$alloc_up" "$(field upper)"
+# the Poisson value beside it: as many expected uses of a record (K = 2 an epoch, 120 in all), q = B/N: the
+# same as 120 epochs of Poisson sampling
+run compare --dataset-size 60000 --batch-size 256 --sigma 1.1 --epochs 60 --delta 1e-5 --sampling allocation \
+    --selected 2 --format csv
+as_if=$(awk -F, '$1 == "poisson (as if)" { print $5 }' "$TMP/out")
+expect_ok "allocation: 120 epochs of Poisson sampling" '^upper +[0-9]' epsilon --dataset-size 60000 --batch-size 256 \
+    --sigma 1.1 --epochs 120 --delta 1e-5 --accountant pld
+check "allocation: the Poisson value counts K uses an epoch" "v1 == v2" "$as_if" "$(field upper)"
+expect_usage "allocation: needs --selected" "--selected K" epsilon --sigma 1 --dataset-size 100 --batch-size 10 \
+    --epochs 2 --delta 1e-5 --sampling allocation
+expect_usage "--selected: with allocation only" "--sampling allocation only" epsilon --sigma 1 --dataset-size 100 \
+    --batch-size 10 --epochs 2 --delta 1e-5 --sampling balls-in-bins --selected 2
+expect_usage "allocation: add/remove only" "add/remove" epsilon --sigma 1 --dataset-size 100 --batch-size 10 \
+    --epochs 2 --delta 1e-5 --sampling allocation --selected 2 --relation replace-one
 expect_usage "balls-in-bins: add/remove only" "add/remove" epsilon --sigma 1 --dataset-size 100 --batch-size 10 \
     --epochs 2 --delta 1e-5 --sampling balls-in-bins --relation replace-one
 expect_usage "shuffle: needs a batch size" "--sampling" epsilon --sigma 1 --epochs 2 --delta 1e-5 --sampling shuffle
