@@ -152,12 +152,10 @@ static dpa_event *event_and_method(const cli *c, const mechanism *m, dpa_options
     dpa_event *e = mechanism_event(m, err);
     if (!e) return NULL;
     /* a shuffled mechanism: the shuffle accountant for one round, pld for
-     * several (their refusals say why); balls-in-bins: pld, whose bracket
-     * rdp's bound narrows (so it is never above rdp's) */
+     * several (their refusals say why) */
     *method = c->accountant                ? c->accountant
               : m->shuffled && m->steps > 1 ? "pld"
               : m->shuffled                 ? "shuffle"
-              : m->balls_in_bins            ? "pld"
                                             : default_accountant(e, opt, err);
     if (*method) return e;
     dpa_event_free(e);
@@ -823,9 +821,9 @@ static int print_calibration(const cli *c, const solved *sv, const char *method,
     return 0;
 }
 
-/* The search both kinds of calibration share: the accountant asked, pld
- * for balls-in-bins, or the first that supports the family's member at
- * probe_at; rdp's closed
+/* The search both kinds of calibration share: the accountant asked, or
+ * the default for the family's member at probe_at (default_accountant:
+ * pld for random allocation); rdp's closed
  * forms place the start of a costlier accountant's search.  DPA_OK with
  * the mechanism at the value found described into mech, also when the
  * runs ran out with a value that meets the target (*converged 0: the best
@@ -834,8 +832,7 @@ static int search_family(const cli *c, const dpa_options *opt, dpa_event_family 
                          dpa_calibration *cal, const char **method, int *converged, char mech[DESCRIPTION_SIZE],
                          dpa_error *err)
 {
-    /* balls-in-bins: pld (whose bracket rdp's bound narrows) */
-    *method = c->accountant ? c->accountant : c->balls_in_bins ? "pld" : NULL;
+    *method = c->accountant;
     if (!*method) {
         dpa_event *probe = family(probe_at, ctx, err);
         if (!probe) return err->status;

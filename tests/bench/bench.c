@@ -720,24 +720,18 @@ static void shuffled_batches_benches(void)
 static void random_allocation_benches(void)
 {
     dpa_error err = { 0 };
-    const uint64_t steps[] = { 10000, 1000 };
-    for (int i = 0; i < 2; i++) {
-        dpa_event *e = dpa_event_self_composed(
-            dpa_event_random_allocation(steps[i], 1, dpa_event_gaussian(1.0, &err), &err), 10, &err);
+    /* { steps an epoch, epochs, rdp too } */
+    static const struct { uint64_t steps, epochs; int rdp; } cases[] = {
+        { 10000, 10, 1 }, { 1000, 10, 1 }, { 10000, 1, 0 }, { 10000, 100, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dpa_event *e = dpa_event_random_allocation(cases[i].steps, 1, dpa_event_gaussian(1.0, &err), &err);
+        if (e && cases[i].epochs > 1) e = dpa_event_self_composed(e, cases[i].epochs, &err);
         if (!e) die(&err);
         char size[64];
-        snprintf(size, sizeof size, "T=%llu, 10 epochs, sigma=1", (unsigned long long)steps[i]);
-        method_epsilon("rdp", "random allocation", size, e);
-        method_epsilon("pld", "random allocation", size, e);
-        dpa_event_free(e);
-    }
-    const uint64_t epochs[] = { 1, 100 };
-    for (int i = 0; i < 2; i++) {
-        dpa_event *e = dpa_event_random_allocation(10000, 1, dpa_event_gaussian(1.0, &err), &err);
-        if (e && epochs[i] > 1) e = dpa_event_self_composed(e, epochs[i], &err);
-        if (!e) die(&err);
-        char size[64];
-        snprintf(size, sizeof size, "T=10000, %llu epochs, sigma=1", (unsigned long long)epochs[i]);
+        snprintf(size, sizeof size, "T=%llu, %llu epochs, sigma=1", (unsigned long long)cases[i].steps,
+                 (unsigned long long)cases[i].epochs);
+        if (cases[i].rdp) method_epsilon("rdp", "random allocation", size, e);
         method_epsilon("pld", "random allocation", size, e);
         dpa_event_free(e);
     }
