@@ -162,6 +162,55 @@ static void ref_sgd(const dpt_dataset *D, const double *w0, double eta, double C
     free(g);
 }
 
+/* Reference DP-FTRL without noise from w0: FTRL with the regulariser
+ * ||w - w_start||^2 / (2 eta / b) over the clipped gradients of the batches
+ * so far, w_start the epoch's first iterate, is w_{t+1} = w_start - (eta / b)
+ * (sum of the leaves 1..t); without noise it is mini-batch SGD, written
+ * here as that sum: per epoch the permutation of dpt_rng_shuffle on the
+ * seeded generator, floor(n / b) batches of consecutive shuffled records,
+ * the ReLU derivative 1[x.w > 0], clip_C; the average of w_1..w_T. */
+static void ref_ftrl(const dpt_dataset *D, const double *w0, double eta, double C, size_t b, uint64_t epochs,
+                     unsigned long seed, double *avg)
+{
+    size_t n = D->n, d = D->d;
+    double *w = malloc(d * sizeof *w), *start = malloc(d * sizeof *start), *sum = malloc(d * sizeof *sum);
+    double *l = malloc(d * sizeof *l);
+    size_t *perm = malloc(n * sizeof *perm);
+    memcpy(w, w0, d * sizeof *w);
+    dpt_rng *r = test_rng(seed);
+    for (size_t i = 0; i < n; i++) perm[i] = i;
+    memset(avg, 0, d * sizeof *avg);
+    uint64_t count = 0;
+    for (uint64_t e = 0; e < epochs; e++) {
+        dpt_rng_shuffle(r, perm, n);
+        memcpy(start, w, d * sizeof *start);
+        memset(sum, 0, d * sizeof *sum);
+        for (size_t t = 0; t < n / b; t++) {
+            double *g = calloc(d, sizeof *g);
+            for (size_t i = 0; i < b; i++) {
+                const double *x = D->x + perm[t * b + i] * d;
+                double z = dot(x, w, d);
+                if (!(z > 0.0)) continue;
+                ref_clip(x, d, z - D->y[perm[t * b + i]], C, l);
+                for (size_t j = 0; j < d; j++) g[j] += l[j];
+            }
+            for (size_t j = 0; j < d; j++) {
+                sum[j] += g[j];
+                w[j] = start[j] - eta / (double)b * sum[j];
+                avg[j] += w[j];
+            }
+            count++;
+            free(g);
+        }
+    }
+    for (size_t j = 0; j < d; j++) avg[j] /= (double)count;
+    free(w);
+    free(start);
+    free(sum);
+    free(l);
+    free(perm);
+}
+
 static dpt_glm_result train(const dpt_dataset *D, const dpt_glm_options *given)
 {
     dpt_glm_result res;
@@ -240,6 +289,20 @@ START_TEST(noise_off_matches_reference_loops)
     dpt_glm_result t = train(&D, &o);
     ref_glmtron(&D, o.learning_rate, o.clip, 1, o.seed, 1, ref);
     ck_assert_msg(max_rel_diff(t.w, ref, D.d) <= 1e-10, "tree %.3g", max_rel_diff(t.w, ref, D.d));
+    /* DP-FTRL, b = 7 (200 = 28 x 7 + 4: the 4 left out each epoch), three
+     * epochs (trees restarted), from the random w_0 of the run above */
+    o.algorithm = DPT_DP_FTRL;
+    o.init_scale = 1.0;
+    o.learning_rate = 0.5;
+    o.batch_size = 7;
+    o.epochs = 3;
+    dpt_glm_result ft = train(&D, &o);
+    ck_assert_uint_eq(ft.steps, 3 * 28);
+    ref_ftrl(&D, w0.w, o.learning_rate, o.clip, o.batch_size, o.epochs, o.seed, ref);
+    printf("noise off: DP-FTRL vs the reference %.3g\n", max_rel_diff(ft.w, ref, D.d));
+    ck_assert_msg(max_rel_diff(ft.w, ref, D.d) <= 1e-10, "ftrl %.3g", max_rel_diff(ft.w, ref, D.d));
+    ck_assert_double_gt(max_rel_diff(ft.w, w0.w, D.d), 1e-3);   /* it moved */
+    dpt_glm_result_free(&ft);
     dpt_glm_result_free(&g);
     dpt_glm_result_free(&dg);
     dpt_glm_result_free(&mb);
@@ -276,6 +339,14 @@ START_TEST(reported_epsilon_is_certified)
     ck_assert_int_eq(dpa_gdp_epsilon(2.0 * sqrt(3.0 * h) / 4.0, 1e-5, &b, &err), DPA_OK);
     ck_assert_double_eq_tol(r.epsilon, b.upper, 1e-9 * b.upper);
     dpt_glm_result_free(&r);
+    /* DP-FTRL, batches of 7: 42 leaves a tree, h = floor(log2 42) + 1 = 6 */
+    o.algorithm = DPT_DP_FTRL;
+    o.batch_size = 7;
+    r = train(&D, &o);
+    ck_assert_int_eq(dpa_gdp_epsilon(2.0 * sqrt(3.0 * 6.0) / 4.0, 1e-5, &b, &err), DPA_OK);
+    ck_assert_double_eq_tol(r.epsilon, b.upper, 1e-9 * b.upper);
+    dpt_glm_result_free(&r);
+    o.batch_size = 32;
     o.algorithm = DPT_DP_MBGLMTRON;
     o.clip_rule = DPT_CLIP_PRIVATE;
     o.estimate_size = 3;
@@ -369,6 +440,23 @@ START_TEST(bad_options)
     if (!o.rng) o.rng = test_rng(o.seed);
     ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "clip rule"));
+    dpt_glm_defaults(&o);
+    o.algorithm = DPT_DP_FTRL;
+    o.clip_rule = DPT_CLIP_PUBLIC;       /* DP-FTRL: a fixed clip only */
+    if (!o.rng) o.rng = test_rng(o.seed);
+    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "DP-FTRL"));
+    dpt_glm_defaults(&o);
+    o.algorithm = DPT_DP_FTRL;
+    o.batch_size = 51;
+    if (!o.rng) o.rng = test_rng(o.seed);
+    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "batch size"));
+    dpt_glm_defaults(&o);
+    o.algorithm = (dpt_algorithm)9;
+    if (!o.rng) o.rng = test_rng(o.seed);
+    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "unknown algorithm"));
     dpt_glm_defaults(&o);
     o.init_scale = -1.0;
     if (!o.rng) o.rng = test_rng(o.seed);

@@ -425,6 +425,43 @@ START_TEST(taglmtron_tree_noise_matches_report)
 }
 END_TEST
 
+/* DP-FTRL (Kairouz et al. 2021): the same binary mechanism over the
+ * floor(n / b) batch leaves of an epoch, node noise f C on the sums, the
+ * step eta / b; with x = 0 every gradient is 0 and the average of
+ * w_1 .. w_T is tree_average_var's with eta / b over floor(n / b) leaves. */
+START_TEST(ftrl_tree_noise_matches_report)
+{
+    double t0 = now();
+    const size_t d = 3000;
+    const size_t ns[] = { 13, 16, 40, 9 }, bs[] = { 2, 3, 5, 1 };
+    const uint64_t es[] = { 1, 2, 1, 2 };
+    gauss_acc all = { 0 };
+    for (int c = 0; c < 4; c++) {
+        dpt_dataset D = zeros(ns[c], d);
+        dpt_glm_options o = glm_noise_options(DPT_DP_FTRL, 140 + (uint64_t)c);
+        o.epochs = es[c];
+        o.batch_size = bs[c];
+        dpt_glm_result r = glm_run(&D, &o);
+        size_t leaves = ns[c] / bs[c];
+        ck_assert_uint_eq(r.steps, leaves * es[c]);
+        double V = tree_average_var(leaves, es[c], o.learning_rate / (double)bs[c], r.noise_multiplier * o.clip);
+        gauss_acc a = { 0 };
+        for (size_t j = 0; j < d; j++) {
+            gauss_add(&a, r.w[j], V);
+            gauss_add(&all, r.w[j], V);
+        }
+        char what[120];
+        snprintf(what, sizeof what, "DP-FTRL noise, n = %zu, b = %zu, E = %llu (variance %.4g)", ns[c], bs[c],
+                 (unsigned long long)es[c], V);
+        gauss_check(what, &a);
+        dpt_glm_result_free(&r);
+        dpt_dataset_free(&D);
+    }
+    gauss_check("DP-FTRL noise, all four trees", &all);
+    took("ftrl_tree_noise_matches_report", t0);
+}
+END_TEST
+
 /* ---- the GLMtron family: the secret shuffle and partition ---------------------- */
 
 /* One-hot rows x_i = e_i, y_i = 1, w_0 = 0, one epoch, the noise off (the
@@ -1527,6 +1564,7 @@ int main(void)
     tcase_add_test(tc, mbglmtron_threshold_noise_matches_report);
     tcase_add_test(tc, relu_dpsgd_noise_matches_report);
     tcase_add_test(tc, taglmtron_tree_noise_matches_report);
+    tcase_add_test(tc, ftrl_tree_noise_matches_report);
     tcase_add_test(tc, glmtron_shuffle_is_uniform);
     tcase_add_test(tc, taglmtron_shuffle_is_uniform);
     tcase_add_test(tc, mbglmtron_partition_is_uniform);

@@ -313,9 +313,18 @@ int dpt_synthetic(const dpt_synthetic_spec *spec, dpt_dataset *out, double *wsta
  *                   ReLU-derivative indicator), batches by opt->sampling;
  * DPT_DP_SGD        DP-SGD (Abadi et al. 2016): batches by opt->sampling
  *                   (default Poisson at q = b/N; dpt_sampling), per-example
- *                   clipping at C, noise sigma C on the sum, divided by b. */
+ *                   clipping at C, noise sigma C on the sum, divided by b;
+ * DPT_DP_FTRL       DP-FTRL (Kairouz, McMahan, Song, Thakkar, Thakurta & Xu,
+ *                   ICML 2021, Alg 1 without momentum): each epoch a shuffle cut
+ *                   into floor(N/b) batches of b; the leaves are the batches'
+ *                   sums of per-example gradients r 1[x.w > 0] x clipped at C,
+ *                   their prefix sums released by tree aggregation (one tree
+ *                   per epoch, restarted from the epoch's start), node noise
+ *                   N(0, (f C)^2 I); w_{t+1} = w_start - (eta / b) (noisy
+ *                   prefix sum); the average of w_1 .. w_T.  Needs a random
+ *                   start (init_scale > 0), as DP-SGD does. */
 typedef enum {
-    DPT_GLMTRON, DPT_DP_GLMTRON, DPT_DP_TAGLMTRON, DPT_DP_MBGLMTRON, DPT_MBGLMTRON, DPT_SGD, DPT_DP_SGD
+    DPT_GLMTRON, DPT_DP_GLMTRON, DPT_DP_TAGLMTRON, DPT_DP_MBGLMTRON, DPT_MBGLMTRON, DPT_SGD, DPT_DP_SGD, DPT_DP_FTRL
 } dpt_algorithm;
 
 /* Where the clip of the GLMtron family comes from. */
@@ -356,7 +365,7 @@ typedef struct dpt_glm_options {
     dpt_algorithm algorithm;
     double learning_rate;        /* eta > 0 (default 1e-2) */
     uint64_t epochs;             /* passes over the data (default 1) */
-    size_t batch_size;           /* MB: gradient records b per batch; DP-SGD: expected batch (default 32) */
+    size_t batch_size;           /* MB, DP-FTRL: gradient records b per batch; DP-SGD: expected batch (default 32) */
     size_t estimate_size;        /* MB: estimating records m per batch (0: max(1, b/10) with the private
                                   * threshold, none otherwise) */
     /* privacy: a target (epsilon, delta) to calibrate f, or f itself */
@@ -374,7 +383,7 @@ typedef struct dpt_glm_options {
     /* the clip (GLMtron family): gamma_t = x_norm * s_t, x_norm = sqrt(2 alpha tr H) C2 log^{2a} N
      * (NeurIPS 2024 Alg 1 line 5), s_t from the rule */
     dpt_clip_rule clip_rule;
-    double clip;                 /* DPT_CLIP_FIXED: gamma; DP-SGD: C (default 1) */
+    double clip;                 /* DPT_CLIP_FIXED: gamma; DP-SGD, DP-FTRL: C (default 1) */
     double alpha, trace_h, c2, a;   /* defaults: alpha 1, tr H = d, C2 1, a 0 */
     double upsilon, grid_delta;  /* DP-Threshold's domain Upsilon and granularity Delta (defaults 10, 1e-3) */
     const dpt_dataset *public_data; /* DPT_CLIP_PUBLIC: the estimating data */

@@ -48,10 +48,11 @@ private_in_fact() {
 }
 
 SYN="--synthetic n=300,d=20,decay=2,noise=0.1,seed=3"
-for alg in dp-glmtron dp-taglmtron dp-mbglmtron dp-relu-sgd; do
+for alg in dp-glmtron dp-taglmtron dp-mbglmtron dp-relu-sgd dp-ftrl; do
     extra=""
     [ "$alg" = dp-mbglmtron ] && extra="--threshold private --batch-size 20"
     [ "$alg" = dp-relu-sgd ] && extra="--init-scale 1"
+    [ "$alg" = dp-ftrl ] && extra="--init-scale 1 --batch-size 10"
     # shellcheck disable=SC2086
     private_in_fact "$alg (json)" $alg $SYN --epsilon 1 --delta auto $extra --format json
 done

@@ -23,7 +23,7 @@ SYN="--synthetic n=300,d=20,decay=2,noise=0.1,seed=3"
 expect_ok "--help lists the algorithms" 'dp-mbglmtron' --help
 expect_ok "--version" '^dptrain ' --version
 expect_ok "--version names the CBLAS" '^CBLAS: (OpenBLAS|GSL)' --version
-for alg in dp-glmtron dp-taglmtron dp-mbglmtron dp-relu-sgd; do
+for alg in dp-glmtron dp-taglmtron dp-mbglmtron dp-relu-sgd dp-ftrl; do
     run $alg $SYN --epsilon 0.5 --delta auto --format json
     eps=$(awk -F': ' '/"epsilon"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")
     check "$alg: certified epsilon <= the target 0.5" 'v1 > 0 && v1 <= 0.5' "$eps"
@@ -37,6 +37,14 @@ check "dp-mbglmtron: the paper's multiplier 2 sqrt(ln(1/delta) + eps)/eps" \
     'v1 > 7.074722740 && v1 < 7.074722742' "$(awk -F': ' '/"paper_noise_multiplier"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")"
 expect_ok "json output is one object" '^\{$' dp-relu-sgd $SYN --epsilon 1 --delta auto --format json
 expect_ok "excess risk on synthetic data" '^excess risk ' dp-taglmtron $SYN --epsilon 1 --delta auto
+# DP-FTRL: 240 training rows in batches of 10, 24 leaves a tree, h = 5; f = 4, 2 epochs: mu = 2 sqrt(10)/4
+run dp-ftrl $SYN --noise-multiplier 4 --epochs 2 --batch-size 10 --delta 1e-5 --init-scale 1
+check "dp-ftrl, f = 4, batches of 10, 2 epochs: eps of sqrt(10)/2-GDP (7.5112759, mpmath)" \
+    'v1 >= 7.511275 && v1 <= 7.511277' "$(awk '$1 == "epsilon" { print $3 }' "$TMP/out")"
+expect_ok "dp-ftrl: the accounting names the tree" 'tree aggregation of 24 leaves \(batches of 10\)' \
+    dp-ftrl $SYN --noise-multiplier 4 --batch-size 10 --delta 1e-5 --init-scale 1
+expect_usage "dp-ftrl: a fixed clip only" "DP-FTRL clips at a fixed C" dp-ftrl $SYN --epsilon 1 --delta auto \
+    --threshold public --public-fraction 0.1
 
 run glmtron $SYN --progress
 if [ "$status" -eq 0 ] && grep -q 'steps' "$TMP/err" && grep -q '^algorithm ' "$TMP/out"; then

@@ -30,6 +30,7 @@ static const struct { const char *name; dpt_algorithm alg; const char *about; } 
     { "mbglmtron", DPT_MBGLMTRON, "mini-batch GLMtron (DP-MBGLMtron without noise)" },
     { "relu-sgd", DPT_SGD, "SGD on the ReLU regression loss (non-private reference)" },
     { "dp-relu-sgd", DPT_DP_SGD, "DP-SGD for ReLU regression (Poisson sampling by default, the papers' baseline)" },
+    { "dp-ftrl", DPT_DP_FTRL, "DP-FTRL (Kairouz et al. ICML 2021, tree aggregation; no sampling) on the ReLU regression gradient" },
 };
 #define NUM_ALGORITHMS (sizeof algorithms / sizeof algorithms[0])
 
@@ -92,8 +93,8 @@ static void print_help(void)
            "  --epochs E             passes over the data (default 1; at most 1000000, and epochs x\n"
            "                         training examples at most 1e10)\n"
            "  --learning-rate ETA    step size (default 1e-2)\n"
-           "  --batch-size B         DP-MBGLMtron gradient records per batch; DP-SGD expected batch (default 32;\n"
-           "                         at most the training examples)\n"
+           "  --batch-size B         DP-MBGLMtron and DP-FTRL gradient records per batch; DP-SGD expected\n"
+           "                         batch (default 32; at most the training examples)\n"
            "  --estimate-size M      DP-MBGLMtron: estimating records per batch (default B/10 with --threshold\n"
            "                         private); --threshold histogram: the private estimating records, split\n"
            "                         off the training data (required)\n"
@@ -109,7 +110,8 @@ static void print_help(void)
            "                         NeurIPS 2024 leave C1 open)\n"
            "  --label-noise S --tail-b B   Alg 2 line 9: s3 = sqrt(2 (r3 + S^2 log^{2a}(1/B)))\n"
            "                         (defaults 0 and 1/e)\n"
-           "  --clip C               the fixed clip gamma (GLMtron family) or DP-SGD's C (default 1)\n"
+           "  --clip C               the fixed clip gamma (GLMtron family) or DP-SGD's and DP-FTRL's C\n"
+           "                         (default 1)\n"
            "  --public-data FILE     --threshold public: data declared public (same --input-format; with\n"
            "                         --public-labels FILE for idx)\n"
            "  --public-fraction X    --threshold public: instead, declare this share of the user's own\n"
@@ -120,7 +122,8 @@ static void print_help(void)
            "  --upsilon U --grid-delta D   the threshold's domain and granularity (defaults 10, 1e-3)\n"
            "  --paper-c3 C           DP-GLMtron's closed form f = C log(N/delta)/(eps sqrt N) (default 1)\n"
            "  --init-scale S         start from w_0 ~ N(0, S^2/d I) (default 0: w_0 = 0, as the papers;\n"
-           "                         the ReLU loss's gradient vanishes there, so (DP-)SGD needs S > 0)\n"
+           "                         the ReLU loss's gradient vanishes there, so (DP-)SGD and DP-FTRL need\n"
+           "                         S > 0)\n"
            "  --seed S               reproducible run: the split, w_0 and every privacy draw (noise,\n"
            "                         shuffles, batches) from S; the run is then NOT private (anyone who\n"
            "                         knows S can regenerate the noise) and says so. Without it the\n"
@@ -314,7 +317,8 @@ int main(int argc, char **argv)
     if (a.input_format && strcmp(a.input_format, "idx") == 0 && !a.labels)
         return cli_usage_error("--input-format idx: needs --labels");
     int private_alg = a.opt.algorithm == DPT_DP_GLMTRON || a.opt.algorithm == DPT_DP_TAGLMTRON ||
-                      a.opt.algorithm == DPT_DP_MBGLMTRON || a.opt.algorithm == DPT_DP_SGD;
+                      a.opt.algorithm == DPT_DP_MBGLMTRON || a.opt.algorithm == DPT_DP_SGD ||
+                      a.opt.algorithm == DPT_DP_FTRL;
     if (private_alg && !a.have_delta) return cli_usage_error("--delta: required (a number or auto)");
     if (private_alg && !a.have_epsilon && !(a.opt.noise_multiplier > 0.0))
         return cli_usage_error("--epsilon: required (or --noise-multiplier)");

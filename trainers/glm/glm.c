@@ -172,21 +172,44 @@ static void glmtron_epochs(run *R)
     }
 }
 
-/* DP-TAGLMtron (Ding et al. 2024, Alg 3 and 4): w_{t+1} = w_start - eta (noisy prefix sum
- * of l_1..l_t) by the binary mechanism, one tree per epoch (restarted, with
- * w_start the iterate the epoch began from).  A node is completed when its
- * last leaf arrives; its noise N(0, (f Gamma)^2 I) is drawn then, with Gamma
- * the running largest clip, which covers every leaf under it (the note, 2.5
- * item 3); the prefix sum of t uses the nodes of the binary digits of t, the
- * leaf's own node included (the leaf fix, item 3).  The average of
- * w_1 .. w_T. */
-static int taglmtron_epochs(run *R)
+/* The leaf of DP-FTRL's step: the sum of the batch's per-example ReLU
+ * regression gradients r 1[x.w > 0] x, each clipped at C. */
+static void ftrl_leaf(run *R, const size_t *rows, size_t b, double *leaf)
+{
+    const dpt_dataset *D = R->data;
+    size_t d = D->d;
+    memset(leaf, 0, d * sizeof *leaf);
+    for (size_t k = 0; k < b; k++) {
+        const double *x = D->x + rows[k] * d;
+        double z = cblas_ddot((int)d, x, 1, R->w, 1);
+        if (!(z > 0.0)) continue;               /* the ReLU's derivative */
+        clipped_residual(x, d, z - D->y[rows[k]], R->opt->clip, R->tmp);
+        cblas_daxpy((int)d, 1.0, R->tmp, 1, leaf, 1);
+    }
+}
+
+/* Tree aggregation, one tree per epoch (restarted, with w_start the
+ * iterate the epoch began from): w_{t+1} = w_start - (eta / b) (noisy
+ * prefix sum of the leaves 1..t) by the binary mechanism.
+ * - DP-TAGLMtron (Ding et al. 2024, Alg 3 and 4): b = 1, the leaf is the
+ *   clipped GLMtron residual at the step's clip gamma_t, and a node's noise
+ *   is N(0, (f Gamma)^2 I) with Gamma the running largest clip, which
+ *   covers every leaf under it (the note, 2.5 item 3).
+ * - DP-FTRL (Kairouz et al. 2021, Alg 1 with the tree of their Sec. 3 and
+ *   no momentum; the FTRL step with regulariser ||w - w_start||^2 / (2 eta')
+ *   is this update with eta' = eta / b): floor(N / b) leaves, each the sum
+ *   of a batch's gradients clipped at C, node noise N(0, (f C)^2 I).
+ * A node is completed when its last leaf arrives; its noise is drawn then;
+ * the prefix sum of t uses the nodes of the binary digits of t, the leaf's
+ * own node included (the leaf fix, item 3).  The average of w_1 .. w_T. */
+static int tree_epochs(run *R)
 {
     const dpt_dataset *D = R->data;
     const dpt_glm_options *opt = R->opt;
-    size_t d = D->d;
+    int ftrl = opt->algorithm == DPT_DP_FTRL;
+    size_t d = D->d, b = ftrl ? opt->batch_size : 1, leaves = D->n / b;
     unsigned levels = 1;
-    while (((size_t)1 << levels) <= D->n) levels++;
+    while (((size_t)1 << levels) <= leaves) levels++;
     double *exact = calloc((size_t)levels * d, sizeof *exact);  /* the completed node of each level */
     double *noisy = calloc((size_t)levels * d, sizeof *noisy);
     double *start = malloc(d * sizeof *start);
@@ -194,18 +217,21 @@ static int taglmtron_epochs(run *R)
         free(exact); free(noisy); free(start);
         return DPA_ENOMEM;
     }
-    double Gamma = 0.0;
+    double Gamma = ftrl ? opt->clip : 0.0;
     for (uint64_t e = 0; e < opt->epochs; e++) {
         dpt_rng_shuffle(R->ns.rng, R->perm, D->n);
         memcpy(start, R->w, d * sizeof *start);
         memset(exact, 0, (size_t)levels * d * sizeof *exact);
         memset(noisy, 0, (size_t)levels * d * sizeof *noisy);
-        for (size_t t = 1; t <= D->n; t++) {
-            const double *x = D->x + R->perm[t - 1] * d;
-            double r = relu(cblas_ddot((int)d, x, 1, R->w, 1)) - D->y[R->perm[t - 1]];
-            double gamma = told_clip(R, step_clip(R));
-            if (gamma > Gamma) Gamma = gamma;
-            clipped_residual(x, d, r, gamma, R->l);
+        for (size_t t = 1; t <= leaves; t++) {
+            if (ftrl) ftrl_leaf(R, R->perm + (t - 1) * b, b, R->l);
+            else {
+                const double *x = D->x + R->perm[t - 1] * d;
+                double r = relu(cblas_ddot((int)d, x, 1, R->w, 1)) - D->y[R->perm[t - 1]];
+                double gamma = told_clip(R, step_clip(R));
+                if (gamma > Gamma) Gamma = gamma;
+                clipped_residual(x, d, r, gamma, R->l);
+            }
             /* the node completed at t is at the level of t's lowest set bit:
              * the leaf plus the completed nodes below it */
             unsigned lev = 0;
@@ -218,7 +244,8 @@ static int taglmtron_epochs(run *R)
             /* prefix sum: the nodes of t's binary digits */
             memcpy(R->tmp, start, d * sizeof *R->tmp);
             for (unsigned j = 0; j < levels; j++)
-                if ((t >> j) & 1u) cblas_daxpy((int)d, -opt->learning_rate, noisy + (size_t)j * d, 1, R->tmp, 1);
+                if ((t >> j) & 1u)
+                    cblas_daxpy((int)d, -opt->learning_rate / (double)b, noisy + (size_t)j * d, 1, R->tmp, 1);
             memcpy(R->w, R->tmp, d * sizeof *R->w);
             step_done(R);
             average_in(R);
@@ -374,13 +401,15 @@ int dpt_glm_train(const dpt_dataset *train, const dpt_glm_options *options, dpt_
         case DPT_MBGLMTRON: R.total = opt->epochs * (train->n / (opt->batch_size + opt->estimate_size)); break;
         case DPT_SGD:
         case DPT_DP_SGD: R.total = glm_sgd_steps(opt, train->n); break;
+        case DPT_DP_FTRL: R.total = opt->epochs * (train->n / opt->batch_size); break;
         default: R.total = opt->epochs * train->n; break;
         }
         switch (opt->algorithm) {
         case DPT_GLMTRON:
         case DPT_DP_GLMTRON: glmtron_epochs(&R); break;
         case DPT_DP_TAGLMTRON:
-            if (taglmtron_epochs(&R)) st = dpt_fail(err, DPA_ENOMEM, "dptrain: out of memory");
+        case DPT_DP_FTRL:
+            if (tree_epochs(&R)) st = dpt_fail(err, DPA_ENOMEM, "dptrain: out of memory");
             break;
         case DPT_DP_MBGLMTRON:
         case DPT_MBGLMTRON: mbglmtron_epochs(&R); break;

@@ -24,6 +24,13 @@
  *   summary item 2: the paper composes the two, which overcharges).
  * - DP-SGD: Poisson sampling at q of a Gaussian with noise sigma C on the
  *   sum; a replaced record moves the sum by 2 C: multiplier sigma / 2.
+ * - DP-FTRL: a record is in one leaf (one batch) per epoch, and its clipped
+ *   gradient moves that leaf by at most 2 C when it is replaced; node noise
+ *   f C: dpa_event_tree_aggregation with multiplier f / 2 over floor(N/b)
+ *   leaves per tree, a tree per epoch (Kairouz et al. 2021, Sec. 3: a leaf is
+ *   in floor(log2 T) + 1 of a tree's nodes; they state it for add/remove,
+ *   where the multiplier is f).  The leaves' order is a shuffle, which the
+ *   bound does not use.
  */
 #include <config.h>
 
@@ -91,7 +98,8 @@ uint64_t glm_sgd_steps(const dpt_glm_options *opt, size_t n)
 
 static int is_private(dpt_algorithm a)
 {
-    return a == DPT_DP_GLMTRON || a == DPT_DP_TAGLMTRON || a == DPT_DP_MBGLMTRON || a == DPT_DP_SGD;
+    return a == DPT_DP_GLMTRON || a == DPT_DP_TAGLMTRON || a == DPT_DP_MBGLMTRON || a == DPT_DP_SGD ||
+           a == DPT_DP_FTRL;
 }
 
 int glm_is_private(const dpt_glm_options *opt)
@@ -107,7 +115,7 @@ int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *e
     /* CBLAS takes the dimension as an int */
     if (train->d > INT_MAX)
         return dpt_fail(err, DPA_EINVAL, "dptrain: %zu features exceed %d", train->d, INT_MAX);
-    if ((unsigned)opt->algorithm > (unsigned)DPT_DP_SGD)
+    if ((unsigned)opt->algorithm > (unsigned)DPT_DP_FTRL)
         return dpt_fail(err, DPA_EINVAL, "dptrain: unknown algorithm %d", (int)opt->algorithm);
     if ((unsigned)opt->clip_rule > (unsigned)DPT_CLIP_HISTOGRAM)
         return dpt_fail(err, DPA_EINVAL, "dptrain: unknown clip rule %d", (int)opt->clip_rule);
@@ -122,7 +130,15 @@ int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *e
                         train->n);
     int mb = opt->algorithm == DPT_DP_MBGLMTRON || opt->algorithm == DPT_MBGLMTRON;
     int sgd = opt->algorithm == DPT_SGD || opt->algorithm == DPT_DP_SGD;
-    if ((mb || sgd) && opt->batch_size < 1) return dpt_fail(err, DPA_EINVAL, "dptrain: batch size must be at least 1");
+    int ftrl = opt->algorithm == DPT_DP_FTRL;
+    if ((mb || sgd || ftrl) && opt->batch_size < 1)
+        return dpt_fail(err, DPA_EINVAL, "dptrain: batch size must be at least 1");
+    if (ftrl && opt->batch_size > train->n)
+        return dpt_fail(err, DPA_EINVAL, "dptrain: DP-FTRL's batch size %zu exceeds the %zu examples", opt->batch_size,
+                        train->n);
+    if (ftrl && opt->clip_rule != DPT_CLIP_FIXED)
+        return dpt_fail(err, DPA_EINVAL, "dptrain: DP-FTRL clips at a fixed C (--clip); the thresholds are the "
+                        "GLMtron family's");
     if (mb && (opt->batch_size > train->n || opt->estimate_size > train->n ||
                opt->batch_size + opt->estimate_size > train->n))
         return dpt_fail(err, DPA_EINVAL, "dptrain: a batch (%zu gradient + %zu estimating records) exceeds the %zu examples",
@@ -147,7 +163,7 @@ int glm_check(const dpt_dataset *train, const dpt_glm_options *opt, dpa_error *e
             return dpt_fail(err, DPA_EINVAL, "dptrain: %s sampling is accounted for add/remove neighbours only, "
                             "and the ReLU regression trainers account replace-one", dpt_sampling_name(opt->sampling));
     }
-    if (!(opt->clip > 0.0 && isfinite(opt->clip)) && (opt->clip_rule == DPT_CLIP_FIXED || sgd))
+    if (!(opt->clip > 0.0 && isfinite(opt->clip)) && (opt->clip_rule == DPT_CLIP_FIXED || sgd || ftrl))
         return dpt_fail(err, DPA_EINVAL, "dptrain: the clip must be positive and finite, got %g", opt->clip);
     if (opt->clip_rule == DPT_CLIP_PUBLIC &&
         (!opt->public_data || opt->public_data->n < 1 || opt->public_data->d != train->d))
@@ -224,6 +240,10 @@ static dpa_event *record_event(double f, void *vctx, dpa_error *err)
         return dpa_event_self_composed(dpa_event_gaussian(f, err), E, err);
     case DPT_DP_SGD:   /* replace-one: a replaced record moves the sum by 2C, so f/2 */
         return dpt_sampling_event(opt->sampling, c->n, opt->batch_size, opt->max_batch, opt->epochs, f / 2.0, err);
+    case DPT_DP_FTRL: {   /* replace-one: a replaced record moves its leaf by 2C, so f/2 */
+        uint64_t leaves = (uint64_t)(c->n / opt->batch_size);
+        return dpa_event_tree_aggregation(f / 2.0, leaves * E, leaves, err);
+    }
     default: break;
     }
     if (err) dpt_fail(err, DPA_EINVAL, "dptrain: algorithm %d is not private", (int)opt->algorithm);
@@ -366,7 +386,7 @@ static double paper_f(const dpt_glm_options *opt, size_t n)
 static void describe(const dpt_glm_options *opt, size_t n, dpt_glm_result *out)
 {
     const char *what = "";
-    char sgd[240];
+    char detail[240];
     switch (opt->algorithm) {
     case DPT_DP_GLMTRON:
         what = uses_shuffle(opt) ? (out->amplified ? "one Gaussian step per record, amplified by the secret shuffle"
@@ -374,14 +394,19 @@ static void describe(const dpt_glm_options *opt, size_t n, dpt_glm_result *out)
                                  : "one Gaussian step per record per epoch, composed";
         break;
     case DPT_DP_TAGLMTRON: what = "tree aggregation, one tree per epoch, replace-one leaves"; break;
+    case DPT_DP_FTRL:
+        snprintf(detail, sizeof detail, "tree aggregation of %zu leaves (batches of %zu), one tree per epoch, "
+                 "replace-one leaves", n / opt->batch_size, opt->batch_size);
+        what = detail;
+        break;
     case DPT_DP_MBGLMTRON:
         what = opt->clip_rule == DPT_CLIP_PRIVATE ? "per epoch the larger of a record's two roles: L+1 noisy counts"
                                                   : "one Gaussian step per record per epoch";
         break;
     case DPT_DP_SGD:   /* the event of dp_event's DPT_DP_SGD case: multiplier f/2 (replace-one) */
         dpt_sampling_describe(opt->sampling, n, opt->batch_size, opt->max_batch, opt->epochs,
-                              out->noise_multiplier / 2.0, sgd, sizeof sgd);
-        what = sgd;
+                              out->noise_multiplier / 2.0, detail, sizeof detail);
+        what = detail;
         break;
     default: what = "not private"; break;
     }
