@@ -4,7 +4,8 @@
 # Sec. 6): d = 1024, N = 50..550 in steps of 100 training
 # examples, eps in {0.05, 0.2, 0.5}, delta = 1/N^1.1, spectra i^-2 and i^-3
 # (x = sqrt(lambda) zeta, zeta Rademacher), one pass, learning rate 1e-2;
-# DP-GLMtron, DP-TAGLMtron and DP-SGD, SEEDS seeds each; the excess risk
+# DP-GLMtron, DP-TAGLMtron, DP-SGD and DP-FTRL (Kairouz et al. ICML 2021,
+# the paper's other baseline), SEEDS seeds each; the excess risk
 # measured on 2000 held-out examples as test loss(w) - test loss(w*).
 #
 #   sh docs/repro/glmtron-synthetic.sh [DPTRAIN] [OUTDIR]
@@ -16,9 +17,10 @@
 # said in the report): label noise 0.1, w* uniform on the sphere of radius
 # sqrt(d / tr H), so that E |w*|_H^2 = 1 (with |w*| = 1 the signal would be
 # |w*|_H^2 = tr H / d ~ 0.0016 and w = 0 already near optimal), DP-SGD
-# batches of 10 (Poisson), one epoch.  The learning rate is the paper's 1e-2
+# batches of 10 (Poisson) and DP-FTRL batches of 10 (a shuffle cut in
+# floor(N/10)), one epoch.  The learning rate is the paper's 1e-2
 # for all; the clip (0.3, 1 or 3) and, for DP-SGD, the start (w_0 = 0 or
-# N(0, I/d)) are tuned per algorithm, spectrum and eps on a validation
+# N(0, I/d); DP-FTRL always starts there) are tuned per algorithm, spectrum and eps on a validation
 # problem at N = 550 with data seed 100 (tune.sh).
 set -eu
 DPTRAIN=${1:-./dptrain}
@@ -28,9 +30,13 @@ TEST=2000
 HERE=$(dirname "$0")
 . "$HERE/tune.sh"
 mkdir -p "$OUT"
-ALGS="dp-glmtron dp-taglmtron dp-relu-sgd"
+ALGS="dp-glmtron dp-taglmtron dp-relu-sgd dp-ftrl"
 GLM_GRID="--clip:0.3 --clip:1 --clip:3"
 SGD_GRID="--clip:0.3 --clip:1 --clip:3 --clip:0.3:--init-scale:1 --clip:1:--init-scale:1 --clip:3:--init-scale:1"
+FTRL_GRID="--clip:0.3:--init-scale:1 --clip:1:--init-scale:1 --clip:3:--init-scale:1"
+batches() {   # the fixed options of an algorithm
+    case $1 in dp-relu-sgd|dp-ftrl) echo "--batch-size 10" ;; *) echo "" ;; esac
+}
 : >"$OUT/synthetic-tuned.txt"
 
 problem() {   # problem N SEED DECAY EPS: the dptrain arguments of one run
@@ -47,28 +53,25 @@ for decay in 2 3; do
         echo "# N  then mean and std of the excess risk for: $ALGS (seeds: $SEEDS)" >"$dat"
         chosen=""
         for alg in $ALGS; do
-            grid=$GLM_GRID
-            extra=""
-            [ "$alg" = dp-relu-sgd ] && grid=$SGD_GRID && extra="--batch-size 10"
+            case $alg in dp-relu-sgd) grid=$SGD_GRID ;; dp-ftrl) grid=$FTRL_GRID ;; *) grid=$GLM_GRID ;; esac
             # shellcheck disable=SC2046
-            best=$(tune excess_risk "$grid" "$DPTRAIN" "$alg" $(problem 550 100 "$decay" "$eps") $extra)
+            best=$(tune excess_risk "$grid" "$DPTRAIN" "$alg" $(problem 550 100 "$decay" "$eps") $(batches "$alg"))
             echo "i^-$decay eps $eps $alg: $(expand "$best")" >>"$OUT/synthetic-tuned.txt"
             chosen="$chosen $best"
         done
         N=50
         while [ "$N" -le 550 ]; do
+            echo "glmtron-synthetic: i^-$decay, eps $eps, N = $N" >&2
             line="$N"
             i=0
             for alg in $ALGS; do
                 i=$((i + 1))
                 cfg=$(echo "$chosen" | awk -v i="$i" '{ print $i }')
-                extra=""
-                [ "$alg" = dp-relu-sgd ] && extra="--batch-size 10"
                 vals=""
                 s=1
                 while [ "$s" -le "$SEEDS" ]; do
                     # shellcheck disable=SC2046
-                    v=$("$DPTRAIN" "$alg" $(problem "$N" "$s" "$decay" "$eps") $extra $(expand "$cfg") --format json |
+                    v=$("$DPTRAIN" "$alg" $(problem "$N" "$s" "$decay" "$eps") $(batches "$alg") $(expand "$cfg") --format json |
                         awk -F': ' '/"excess_risk"/ { sub(/,$/, "", $2); print $2 }')
                     vals="$vals $v"
                     s=$((s + 1))
@@ -97,7 +100,8 @@ do for [decay in "2 3"] {
     f = sprintf("$OUT/synthetic-poly%s-eps%s.dat", decay, eps)
     plot f using 1:2:3 with yerrorlines title "DP-GLMtron", \
          f using 1:4:5 with yerrorlines title "DP-TAGLMtron", \
-         f using 1:6:7 with yerrorlines title "DP-SGD"
+         f using 1:6:7 with yerrorlines title "DP-SGD", \
+         f using 1:8:9 with yerrorlines title "DP-FTRL"
   }
 }
 unset multiplot

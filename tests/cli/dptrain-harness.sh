@@ -83,7 +83,7 @@ expect_usage_small() {
 # empty v1 fails)
 check() {
     name=$1; cond=$2; shift 2
-    if awk -v v1="${1-}" -v v2="${2-}" -v v3="${3-}" "BEGIN { if (v1 == \"\") exit 1; exit !($cond) }"; then
+    if awk -v v1="${1-}" -v v2="${2-}" -v v3="${3-}" -v v4="${4-}" "BEGIN { if (v1 == \"\") exit 1; exit !($cond) }"; then
         pass "$name"
     else fail "$name" "values '$*' fail: $cond"; fi
 }

@@ -165,6 +165,21 @@ expect_usage "sgd: --max-batch is not allocation's" "--max-batch: a maximum batc
     --relation add-remove --sampling allocation --selected 2 --max-batch 5
 expect_usage "sgd: --selected is not truncated's" "--selected" sgd $CLS --epsilon 1 --delta 1e-5 \
     --relation add-remove --sampling truncated --max-batch 30 --selected 2
+# --validation-fraction: 60 of the 240 training rows held out (not trained on: 180 rows, ceil(3 x 180 / 24) = 23
+# Poisson steps instead of 30), their accuracy reported and named NOT COVERED
+run sgd $CLS --noise-multiplier 3 --delta 1e-5 --epochs 3 --learning-rate 0.5 --validation-fraction 0.25 --format json
+check "sgd --validation-fraction 0.25: 180 training rows, 60 validation rows, 23 steps" \
+    'v1 == 180 && v2 == 60 && v3 == 23 && v4 >= 0 && v4 <= 1' \
+    "$(awk -F': ' '/"train_examples"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")" \
+    "$(awk -F': ' '/"validation_examples"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")" \
+    "$(awk -F': ' '/"steps"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")" \
+    "$(awk -F': ' '/"validation_accuracy"/ { sub(/,$/, "", $2); print $2 }' "$TMP/out")"
+expect_ok "sgd --validation-fraction: named as not covered" 'NOT COVERED.*60 training rows held out as a validation set' \
+    sgd $CLS --noise-multiplier 3 --delta 1e-5 --learning-rate 0.5 --validation-fraction 0.25
+expect_usage "sgd: --validation-fraction in (0, 1)" "--validation-fraction" sgd $CLS --epsilon 1 --delta 1e-5 \
+    --validation-fraction 1
+expect_usage "sgd: --validation-fraction not with --standardize" "--validation-fraction: not with --standardize" sgd \
+    $CLS --epsilon 1 --delta 1e-5 --validation-fraction 0.1 --standardize
 expect_usage "sgd: --sampling choices" "--sampling" sgd $CLS --epsilon 1 --delta 1e-5 --sampling sometimes
 expect_usage "sgd: truncated needs --max-batch" "maximum batch" sgd $CLS --epsilon 1 --delta 1e-5 --sampling truncated
 expect_usage "sgd: --max-batch only with truncated" "maximum batch" sgd $CLS --epsilon 1 --delta 1e-5 --max-batch 5

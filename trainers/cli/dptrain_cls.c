@@ -21,7 +21,7 @@
 
 typedef struct {
     const char *data, *labels, *input_format, *target, *test_data, *test_labels;
-    double test_fraction, feature_scale;
+    double test_fraction, feature_scale, validation_fraction;
     int standardize, json, progress, per_epoch, delta_auto, have_epsilon, have_delta, seed_given;
     double clip_rows;
     size_t classes;
@@ -54,6 +54,10 @@ static void cls_help(void)
            "  --target COL           CSV class column (default the last)\n"
            "  --test-data FILE --test-labels FILE   a separate test set (else --test-fraction)\n"
            "  --test-fraction X      held-out share when there is no test set (default 0.2)\n"
+           "  --validation-fraction X   hold this share of the training rows out of training as a\n"
+           "                         validation set (0 < X < 1), its accuracy reported for choosing\n"
+           "                         hyperparameters; released without noise, so NOT covered by the\n"
+           "                         guarantee (the report says so)\n"
            "  --feature-scale S      divide the features by S (default 1; IDX pixels are read as value/255)\n"
            "  --clip-rows R          scale each feature vector onto the l2 ball of radius R (a map of\n"
            "                         each record alone: no privacy cost)\n"
@@ -120,7 +124,7 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         O_DATA, O_LABELS, O_INFMT, O_TARGET, O_TDATA, O_TLABELS, O_TESTFR, O_SCALE, O_STD, O_CLASSES, O_MODEL,
         O_P, O_W, O_MSEED, O_EPS, O_DELTA, O_NM, O_REL, O_ACC, O_NONOISE, O_EPOCHS, O_BATCH, O_LR, O_SCHED, O_DECAY,
         O_DEPOCHS, O_CLIP, O_L2, O_ETAL, O_MATCH, O_SMOOTH, O_SEED, O_PEREPOCH, O_FORMAT, O_PROGRESS, O_MAXDATA,
-        O_CLIPROWS, O_SAMPLING, O_MAXBATCH, O_SELECTED, O_COUNT
+        O_CLIPROWS, O_SAMPLING, O_MAXBATCH, O_SELECTED, O_VALFR, O_COUNT
     };
     /* the values are parsed below; the help text is written out in full above */
     static const cli_option options[O_COUNT] = {
@@ -143,6 +147,7 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         [O_PROGRESS] = { "progress", NULL, NULL }, [O_MAXDATA] = { "max-data-size", "X", NULL },
         [O_CLIPROWS] = { "clip-rows", "X", NULL }, [O_SAMPLING] = { "sampling", "X", NULL },
         [O_MAXBATCH] = { "max-batch", "X", NULL }, [O_SELECTED] = { "selected", "X", NULL },
+        [O_VALFR] = { "validation-fraction", "X", NULL },
     };
     char command[64];
     snprintf(command, sizeof command, "dptrain %s", argv[0]);  /* argv[0]: the subcommand */
@@ -162,6 +167,9 @@ static int parse_cls_args(int argc, char **argv, cls_args *a)
         case O_TDATA: a->test_data = value; break;
         case O_TLABELS: a->test_labels = value; break;
         case O_TESTFR: st = cli_parse_real("test-fraction", value, 0.0, 0, 1.0, 1, &a->test_fraction); break;
+        case O_VALFR:
+            st = cli_parse_real("validation-fraction", value, 0.0, 1, 1.0, 1, &a->validation_fraction);
+            break;
         case O_SCALE: st = cli_parse_real("feature-scale", value, 0.0, 1, INFINITY, 1, &a->feature_scale); break;
         case O_STD: a->standardize = 1; break;
         case O_CLASSES: st = cli_parse_count("classes", value, 2, CLI_MAX_UNITS, &u); a->classes = (size_t)u; break;
@@ -243,13 +251,14 @@ static void scale_features(dpt_dataset *ds, double s)
 }
 
 static int print_report(const cls_args *a, const char *cmd, const dpt_dataset *train, const dpt_dataset *test,
-                         const dpt_model *model, const dpt_cls_result *res, const curve *cv, double secs,
-                         cli_data_use *use)
+                         const dpt_dataset *val, const dpt_model *model, const dpt_cls_result *res, const curve *cv,
+                         double secs, cli_data_use *use)
 {
     char ue[CLI_NUMBER_SIZE], ud[CLI_NUMBER_SIZE]; /* upper_text of epsilon and delta */
-    double test_loss, test_acc, train_loss, train_acc;
+    double test_loss, test_acc, train_loss, train_acc, val_loss = NAN, val_acc = NAN;
     dpt_model_evaluate(model, test, &test_loss, &test_acc);
     dpt_model_evaluate(model, train, &train_loss, &train_acc);
+    if (val->n) dpt_model_evaluate(model, val, &val_loss, &val_acc);
     static const char *names[] = { "softmax", "convex", "relu" };
     const char *mname = names[a->model.kind];
     int priv = isfinite(res->epsilon);
@@ -272,6 +281,10 @@ static int print_report(const cls_args *a, const char *cmd, const dpt_dataset *t
         bad |= json_put(doc, "test_accuracy", json_num(test_acc, 'f', 6));
         bad |= json_put(doc, "test_loss", json_num(test_loss, 'g', 8));
         bad |= json_put(doc, "train_accuracy", json_num(train_acc, 'f', 6));
+        if (val->n) {
+            bad |= json_put(doc, "validation_examples", json_integer((json_int_t)val->n));
+            bad |= json_put(doc, "validation_accuracy", json_num(val_acc, 'f', 6));
+        }
         bad |= json_put(doc, "epsilon", priv ? json_upper(res->epsilon) : json_null());
         bad |= json_put(doc, "delta", priv ? json_upper(a->opt.delta) : json_null());
         bad |= json_put(doc, "noise_multiplier", json_num(res->noise_multiplier, 'g', 10));
@@ -300,6 +313,7 @@ static int print_report(const cls_args *a, const char *cmd, const dpt_dataset *t
     printf("steps              %llu\n", (unsigned long long)res->steps);
     printf("test accuracy      %.4f   (loss %.5g)\n", test_acc, test_loss);
     printf("train accuracy     %.4f\n", train_acc);
+    if (val->n) printf("validation acc.    %.4f   (on the %zu rows held out of training)\n", val_acc, val->n);
     if (priv)
         printf("epsilon (upper)    %s   at delta %s, certified\n", upper_text(res->epsilon, 0, ue),
                upper_text(a->opt.delta, 0, ud));
@@ -347,7 +361,7 @@ int cls_command(int argc, char **argv)
                            "private rows outside the guarantee)");
 
     dpa_error err = { 0 };
-    dpt_dataset train = { 0 }, test = { 0 };
+    dpt_dataset train = { 0 }, test = { 0 }, val = { 0 }, rest = { 0 };
     dpt_model *model = NULL;
     dpt_rng *rng = NULL;
     cli_data_use use = { 0 };
@@ -358,13 +372,35 @@ int cls_command(int argc, char **argv)
     if ((st = load_train_test(a.data, a.labels, a.test_data, a.test_labels, a.input_format, a.target, a.max_bytes,
                               a.test_fraction, a.opt.seed, &train, &test, &err)))
         goto fail;
+    if (a.validation_fraction > 0.0 && a.standardize) {
+        rc = cli_usage_error("--validation-fraction: not with --standardize (one test set is standardised "
+                             "with the training statistics; use --clip-rows or --feature-scale)");
+        goto done;
+    }
+    if (a.validation_fraction > 0.0) {
+        /* held out before anything is computed from the training rows, so
+         * that the model never sees them */
+        if ((st = dpt_split(&train, a.validation_fraction, a.opt.seed + 3, &rest, &val, &err))) goto fail;
+        dpt_dataset_free(&train);
+        train = rest;
+        rest = (dpt_dataset){ 0 };
+        if (val.n == 0 || train.n == 0) {
+            rc = cli_usage_error("--validation-fraction %g leaves %zu training and %zu validation rows",
+                                 a.validation_fraction, train.n, val.n);
+            goto done;
+        }
+        data_use_add(&use, USE_UNCOVERED, "%zu training rows held out as a validation set (--validation-fraction "
+                     "%g): not trained on, their accuracy released without noise", val.n, a.validation_fraction);
+    }
     if ((rc = check_work(a.opt.epochs, train.n, a.selected ? a.selected : 1))) goto done;
     double scale = a.feature_scale > 0.0 ? a.feature_scale : 1.0;
     scale_features(&train, scale);
     scale_features(&test, scale);
+    scale_features(&val, scale);
     if (a.clip_rows > 0.0) {
         dpt_clip_rows(&train, a.clip_rows);
         dpt_clip_rows(&test, a.clip_rows);
+        if (val.n) dpt_clip_rows(&val, a.clip_rows);
     }
     if (a.standardize) {
         dpt_standardize(&train, test.n ? &test : NULL);
@@ -393,6 +429,7 @@ int cls_command(int argc, char **argv)
          * bound holds whatever the data */
         if ((st = dpt_model_bound_smoothness(model, &train, a.opt.smoothness, &err))) goto fail;
         if (test.n && (st = dpt_model_bound_smoothness(model, &test, a.opt.smoothness, &err))) goto fail;
+        if (val.n && (st = dpt_model_bound_smoothness(model, &val, a.opt.smoothness, &err))) goto fail;
     }
     double probe_loss, probe_acc;       /* the test labels are classes of the model */
     if (test.n) {
@@ -435,7 +472,7 @@ int cls_command(int argc, char **argv)
     end_ms = cli_now_ms();
     if (!st) {
         double secs = (end_ms - start.start_ms) / 1e3;
-        rc = print_report(&a, cmd, &train, test.n ? &test : &train, model, &res, cv, secs, &use);
+        rc = print_report(&a, cmd, &train, test.n ? &test : &train, &val, model, &res, cv, secs, &use);
     }
     free(cv->eps);
     free(cv->accuracy);
@@ -450,5 +487,7 @@ done:
     dpt_model_free(model);
     dpt_dataset_free(&train);
     dpt_dataset_free(&test);
+    dpt_dataset_free(&val);
+    dpt_dataset_free(&rest);
     return rc;
 }
