@@ -107,3 +107,5 @@ do for [decay in "2 3"] {
 unset multiplot
 GP
 fi
+# the report's comparisons in standard errors, from the data files above
+SEEDS=$SEEDS sh "$HERE/glmtron-gaps.sh" "$OUT" >"$OUT/synthetic-gaps.md"
