@@ -104,7 +104,7 @@ int dpt_lt_noisy(const char *who, dpt_rng *rng, double score, double sensitivity
 
 int dpt_lt_run(dpt_rng *rng, size_t count, double gamma, int (*round)(void *ctx, size_t candidate, double *score,
                                                                      dpa_error *err),
-               void (*keep)(void *ctx), void *ctx, dpt_lt_outcome *out, dpa_error *err)
+               void (*keep)(void *ctx), void *ctx, double **cur, double **best, dpt_lt_outcome *out, dpa_error *err)
 {
     out->rounds = 0;
     out->best = 0;
@@ -118,7 +118,10 @@ int dpt_lt_run(dpt_rng *rng, size_t count, double gamma, int (*round)(void *ctx,
         if (out->rounds == 0 || q < out->score) {
             out->score = q;
             out->best = j;
-            keep(ctx);
+            double *t = *best;
+            *best = *cur;
+            *cur = t;
+            if (keep) keep(ctx);
         }
         out->rounds++;
     } while (!dpt_rng_bernoulli(rng, gamma));

@@ -523,9 +523,6 @@ static int mean_round(void *ctx, size_t j, double *score, dpa_error *err)
 static void mean_keep(void *ctx)
 {
     mean_sel *m = ctx;
-    double *t = m->best;
-    m->best = m->cur;
-    m->cur = t;
     m->sens_best = m->sens_cur;
 }
 
@@ -550,7 +547,7 @@ static int mean_select(const dpt_mean_options *opt, const double *zbar, size_t n
     if (!m.cur || !m.best)
         st = dpt_fail(err, DPA_ENOMEM, "sparse mean: out of memory (d = %zu)", d);
     else
-        st = dpt_lt_run(opt->rng, count, opt->random_stop, mean_round, mean_keep, &m, &o, err);
+        st = dpt_lt_run(opt->rng, count, opt->random_stop, mean_round, mean_keep, &m, &m.cur, &m.best, &o, err);
     if (!st) {
         memcpy(estimate, m.best, d * sizeof *estimate);
         res->radius = m.cand[o.best];

@@ -532,9 +532,6 @@ static int erm_round(void *ctx, size_t j, double *score, dpa_error *err)
 static void erm_keep(void *ctx)
 {
     erm_sel *s = ctx;
-    double *t = s->best;
-    s->best = s->cur;
-    s->cur = t;
     s->rbest = s->rcur;
 }
 
@@ -568,7 +565,8 @@ static int erm_select(const csr *c, const dpt_sparse_erm_options *opt, double *w
     }
     for (size_t k = 0; k < s.count; k++) s.gnorm[k] = NAN;
     dpt_lt_outcome o;
-    if ((st = dpt_lt_run(rng, s.count, opt->random_stop, erm_round, erm_keep, &s, &o, err))) goto done;
+    if ((st = dpt_lt_run(rng, s.count, opt->random_stop, erm_round, erm_keep, &s, &s.cur, &s.best, &o, err)))
+        goto done;
     double lambda = s.cand[o.best];
     memcpy(w, s.best, d * sizeof *w);
     *out = s.rbest;
