@@ -405,7 +405,7 @@ static int print_report(const sp_args *a, const dpt_dataset *train, const dpt_da
             printf("round epsilon      %s = %.6g release + %.6g score (F = %g); total 3 x %.6g\n",
                    upper_text(e->round_epsilon, 0, ur), e->round_epsilon - e->score_epsilon, e->score_epsilon,
                    a->score_fraction, e->round_epsilon);
-        printf("score              %.6g (noisy mean training loss), sensitivity %.6g\n", e->score,
+        printf("score              %.6g (%smean training loss), sensitivity %.6g\n", e->score, priv ? "noisy " : "",
                e->score_sensitivity);
     }
     if (r->have_steps) {
