@@ -12,7 +12,15 @@
  *    ME-2's certified factor between a sampled lower bound on the restricted
  *    norm and ||A||_op from an SVD computed here;
  *  - the projection mechanism's error below the dense mechanism's for s << d;
- *  - bad input refused.
+ *  - bad input refused;
+ *  - ME-1's radius chosen by Liu & Talwar's random stopping (STOC 2019, Thm
+ *    3.1): the total eps is 3 x the closed-form round eps for several gamma,
+ *    the release's Laplace scale and the score's sensitivity by their
+ *    formulas; the rounds' mean is 1/gamma within 5 standard errors; at a
+ *    negligible noise the chosen radius is the one whose projection of zbar
+ *    (brute force here) has the lowest ||zhat - zbar||; the score's
+ *    sensitivity bounds the score difference of two neighbours that attain
+ *    it.
  */
 #include "dptrain.h"
 #include "test_rng_util.h"
@@ -606,6 +614,166 @@ START_TEST(bad_input_is_refused)
 }
 END_TEST
 
+/* ---- (7) ME-1's radius chosen by random stopping (Liu & Talwar STOC 2019) ---- */
+
+static dpt_mean_options select_opts(const double *cand, size_t k, double gamma, size_t s, dpt_rng *rng)
+{
+    dpt_mean_options o;
+    dpt_mean_defaults(&o);
+    o.delta = 0.0;
+    o.sparsity = s;
+    o.select_radii = cand;
+    o.select_count = k;
+    o.random_stop = gamma;
+    o.rng = rng;
+    return o;
+}
+
+START_TEST(random_stop_accounting_and_rounds)
+{
+    size_t n = 400, d = 30, s = 3;
+    dpt_dataset ds = onehot(n, d, s, 4);
+    double cand[3] = { 0.5, 1.7320508075688772, 1.0 }, est[30];
+    double gammas[3] = { 1.0, 0.2, 0.02 }, epss[3] = { 1.0, 0.5, 2.0 }, fracs[3] = { 0.1, 0.3, 0.05 };
+    dpa_error err = { 0 };
+    dpt_mean_result res;
+    for (int k = 0; k < 3; k++) {
+        dpt_mean_options o = select_opts(cand, 3, gammas[k], s, test_rng(40 + (uint64_t)k));
+        o.epsilon = epss[k];
+        o.score_fraction = fracs[k];
+        ck_assert_msg(dpt_sparse_mean(&ds, &o, est, &res, &err) == DPA_OK, "%s", err.message);
+        double round = epss[k] / 3.0, score = fracs[k] * round, L = 1.0 + 1e-12;   /* the rows' slack */
+        printf("gamma %g eps %g: total %.17g (3 x %.17g), rounds %llu, radius %g\n", gammas[k], epss[k], res.epsilon,
+               round, (unsigned long long)res.rounds, res.radius);
+        ck_assert(fabs(res.round_epsilon - round) <= 1e-15 * round);
+        ck_assert(fabs(res.score_epsilon - score) <= 1e-15 * round);
+        ck_assert_double_ge(res.epsilon, 3.0 * round);
+        ck_assert_double_le(res.epsilon, 3.0 * round * (1.0 + 1e-12));
+        ck_assert_double_eq(res.delta, 0.0);
+        /* ME-1's Laplace at the release's eps: b = 2 L sqrt(s) / (n (eps_round - eps_score)) */
+        double b = 2.0 * L * sqrt((double)s) / (double)n / (round - score);
+        ck_assert(fabs(res.noise_scale - b) <= 1e-12 * b);
+        /* the score's sensitivity at the release: 2 ||zhat||_2 2L/n; ||zhat||_1 <= the radius */
+        double n2 = 0.0, l1 = 0.0;
+        for (size_t j = 0; j < d; j++) {
+            n2 += est[j] * est[j];
+            l1 += fabs(est[j]);
+        }
+        double df = 4.0 * sqrt(n2) * L / (double)n;
+        ck_assert_double_ge(res.score_sensitivity, df);
+        ck_assert_double_le(res.score_sensitivity, df * (1.0 + 1e-9));
+        ck_assert_double_le(l1, res.radius * (1.0 + 1e-12));
+    }
+    /* the rounds: Geometric(gamma) on {1, 2, ...}, mean 1/gamma, variance (1 - gamma)/gamma^2 */
+    double g = 0.3, sum = 0.0;
+    const int runs = 3000;
+    dpt_mean_options o = select_opts(cand, 3, g, s, test_rng(50));
+    for (int t = 0; t < runs; t++) {
+        ck_assert_msg(dpt_sparse_mean(&ds, &o, est, &res, &err) == DPA_OK, "%s", err.message);
+        sum += (double)res.rounds;
+    }
+    double mean = sum / runs, se = sqrt((1.0 - g) / (g * g) / runs);
+    printf("gamma %g: mean rounds %.4f, 1/gamma %.4f, %.2f standard errors\n", g, mean, 1.0 / g, (mean - 1.0 / g) / se);
+    ck_assert_double_le(fabs(mean - 1.0 / g), 5.0 * se);
+    dpt_dataset_free(&ds);
+}
+END_TEST
+
+START_TEST(random_stop_picks_the_best_radius)
+{
+    /* eps 1e9: the noise (b ~ 1e-11) is negligible against the gaps between
+     * the candidates' errors; zhat_r = the projection of zbar onto the l1
+     * ball of radius r (brute force), error ||zhat_r - zbar||^2 */
+    size_t n = 300, d = 6, s = 2;
+    dpt_dataset ds = onehot(n, d, s, 9);
+    double zbar[6] = { 0 }, a = 0.0, est[6];
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < d; j++) zbar[j] += ds.x[i * d + j] / (double)n;
+    for (size_t j = 0; j < d; j++) a += fabs(zbar[j]);
+    double cand[4] = { 0.5 * a, 1.2 * a, 0.3 * a, 0.8 * a }, f[4];
+    size_t best = 0;
+    for (int k = 0; k < 4; k++) {
+        double p[6];
+        brute_projection(zbar, d, cand[k], p);
+        f[k] = 0.0;
+        for (size_t j = 0; j < d; j++) f[k] += p[j] * p[j] - 2.0 * p[j] * zbar[j];
+        if (f[k] < f[best]) best = (size_t)k;
+    }
+    ck_assert(best != 0 && best != 3);
+    dpt_mean_options o = select_opts(cand, 4, 0.002, s, test_rng(60));
+    o.epsilon = 1e9;
+    dpt_mean_result res;
+    dpa_error err = { 0 };
+    ck_assert_msg(dpt_sparse_mean(&ds, &o, est, &res, &err) == DPA_OK, "%s", err.message);
+    printf("radii %g %g %g %g: f %.9g %.9g %.9g %.9g; chosen %g after %llu rounds, score %.9g\n", cand[0], cand[1],
+           cand[2], cand[3], f[0], f[1], f[2], f[3], res.radius, (unsigned long long)res.rounds, res.score);
+    ck_assert_double_eq(res.radius, cand[best]);
+    ck_assert(fabs(res.score - f[best]) < 1e-6);
+    dpt_dataset_free(&ds);
+}
+END_TEST
+
+START_TEST(random_stop_score_sensitivity)
+{
+    /* zhat = r e_1 (||zhat||_2 = ||zhat||_1 = r, the projection's largest);
+     * S: every row -L e_1; S': the first row +L e_1, so zbar' - zbar = 2L/n
+     * e_1 and f(S') - f(S) = -2 <zhat, zbar' - zbar> = -4 r L / n: the bound
+     * attained */
+    size_t n = 1000, d = 5;
+    double Ls[3] = { 1.0, 0.3, 7.0 }, rs[3] = { 1.0, 2.23606797749979, 40.0 };
+    for (int k = 0; k < 3; k++) {
+        double L = Ls[k], r = rs[k], zhat[5] = { r, 0, 0, 0, 0 };
+        double zbar[5] = { 0 }, zbar2[5] = { 0 };
+        for (size_t i = 0; i < n; i++) {
+            zbar[0] += -L / (double)n;
+            zbar2[0] += (i == 0 ? L : -L) / (double)n;
+        }
+        double f1 = 0.0, f2 = 0.0;
+        for (size_t j = 0; j < d; j++) {
+            f1 += zhat[j] * zhat[j] - 2.0 * zhat[j] * zbar[j];
+            f2 += zhat[j] * zhat[j] - 2.0 * zhat[j] * zbar2[j];
+        }
+        double bound = dpt_mean_score_sensitivity(zhat, d, L, n);
+        printf("L %g, r %g: score difference %.12g, bound %.12g (4 r L / n = %.12g)\n", L, r, fabs(f2 - f1), bound,
+               4.0 * r * L / (double)n);
+        ck_assert_double_le(fabs(f2 - f1), bound);
+        ck_assert_double_ge(fabs(f2 - f1), bound * (1.0 - 1e-9));
+    }
+}
+END_TEST
+
+START_TEST(random_stop_bad_input)
+{
+    dpt_dataset ds = onehot(50, 20, 3, 1);
+    double est[20], cand[2] = { 0.5, 1.0 }, badc[2] = { 1.0, 0.0 };
+    dpa_error err = { 0 };
+    dpt_mean_result res;
+    dpt_mean_options o = select_opts(cand, 2, 0.5, 3, test_rng(70));
+    ck_assert_msg(dpt_sparse_mean(&ds, &o, est, &res, &err) == DPA_OK, "%s", err.message);
+    dpt_mean_options b = o;
+    b.delta = 1e-5;
+    ck_assert_int_eq(dpt_sparse_mean(&ds, &b, est, &res, &err), DPA_EINVAL);
+    ck_assert(strstr(err.message, "pure") != NULL);
+    b = o;
+    b.method = DPT_MEAN_DENSE;
+    ck_assert_int_eq(dpt_sparse_mean(&ds, &b, est, &res, &err), DPA_EINVAL);
+    b = o;
+    b.random_stop = 0.0;            /* candidates without stopping */
+    ck_assert_int_eq(dpt_sparse_mean(&ds, &b, est, &res, &err), DPA_EINVAL);
+    b = o;
+    b.random_stop = 2.0;
+    ck_assert_int_eq(dpt_sparse_mean(&ds, &b, est, &res, &err), DPA_EINVAL);
+    b = o;
+    b.select_radii = badc;
+    ck_assert_int_eq(dpt_sparse_mean(&ds, &b, est, &res, &err), DPA_EINVAL);
+    ck_assert(strstr(err.message, "candidate 2") != NULL);
+    b = o;
+    b.score_fraction = 0.0;
+    ck_assert_int_eq(dpt_sparse_mean(&ds, &b, est, &res, &err), DPA_EINVAL);
+    dpt_dataset_free(&ds);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sparse");
@@ -620,6 +788,10 @@ int main(void)
     tcase_add_test(tc, certified_factor_is_sandwiched);
     tcase_add_test(tc, projection_beats_dense);
     tcase_add_test(tc, bad_input_is_refused);
+    tcase_add_test(tc, random_stop_accounting_and_rounds);
+    tcase_add_test(tc, random_stop_picks_the_best_radius);
+    tcase_add_test(tc, random_stop_score_sensitivity);
+    tcase_add_test(tc, random_stop_bad_input);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

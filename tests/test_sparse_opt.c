@@ -22,7 +22,16 @@
  *      the level by the formula, the levels with P[N = k] prop. to 2^-k;
  *  (6) on synthetic sparse logistic data the private ERM's excess risk falls
  *      with n, and the l1-projected release beats the dense one at s << d;
- *  (7) bad input is refused with DPA_EINVAL and a message.
+ *  (7) bad input is refused with DPA_EINVAL and a message;
+ *  (8) lambda chosen by Liu & Talwar's random stopping (STOC 2019, Thm
+ *      3.1): the total eps is 3 x the closed-form round eps (epsilon / 3),
+ *      for several gamma, and each round's release and score noise are
+ *      calibrated to (1 - F) eps/3 and F eps/3 by their formulas; the
+ *      number of rounds has mean 1/gamma (Geometric) within 5 standard
+ *      errors; without noise the chosen lambda is the one whose minimiser
+ *      (bisection here, d = 1) has the lowest training loss; the score's
+ *      sensitivity bounds the score difference of two neighbours built to
+ *      come within 1e-9 of it.
  */
 #include "dptrain.h"
 #include "test_rng_util.h"
@@ -776,6 +785,235 @@ START_TEST(bad_input_is_refused)
 }
 END_TEST
 
+/* ---- (8) lambda chosen by random stopping (Liu & Talwar STOC 2019) ---------- */
+
+static dpt_sparse_erm_options erm_select_opts(const double *cand, size_t k, double gamma, dpt_rng *rng)
+{
+    dpt_sparse_erm_options o;
+    dpt_sparse_erm_defaults(&o);
+    o.delta = 0.0;
+    o.sparsity = 2;
+    o.norm = 1.0;
+    o.select_lambdas = cand;
+    o.select_count = k;
+    o.random_stop = gamma;
+    o.rng = rng;
+    return o;
+}
+
+START_TEST(random_stop_accounting)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    dpt_dataset ds;
+    size_t n = 200, d = 6, s = 2;
+    double L = 1.0;
+    random_data(&ds, n, d, s, L, 0, r);
+    double cand[3] = { 0.05, 0.5, 0.2 }, w[6];
+    double gammas[4] = { 1.0, 0.5, 0.1, 0.01 }, epss[2] = { 1.0, 0.3 }, fracs[2] = { 0.1, 0.4 };
+    dpa_error err = { 0 };
+    for (int gi = 0; gi < 4; gi++)
+        for (int ei = 0; ei < 2; ei++) {
+            dpt_sparse_erm_options o = erm_select_opts(cand, 3, gammas[gi], test_rng(100 + (uint64_t)(gi * 2 + ei)));
+            o.epsilon = epss[ei];
+            o.score_fraction = fracs[ei];
+            dpt_sparse_erm_result res;
+            ck_assert_msg(dpt_sparse_erm(&ds, &o, w, &res, &err) == DPA_OK, "%s", err.message);
+            /* closed forms: a round is eps/3, the score F eps/3, the total 3 x eps/3 */
+            double round = epss[ei] / 3.0, score = fracs[ei] * round, release = round - score;
+            printf("gamma %g eps %g: total %.17g, round %.17g (closed form %.17g), rounds %llu, lambda %g\n",
+                   gammas[gi], epss[ei], res.epsilon, res.round_epsilon, round, (unsigned long long)res.rounds,
+                   res.lambda);
+            ck_assert(fabs(res.round_epsilon - round) <= 1e-15 * round);
+            ck_assert(fabs(res.score_epsilon - score) <= 1e-15 * round);
+            ck_assert_double_ge(res.epsilon, 3.0 * round);
+            ck_assert_double_le(res.epsilon, 3.0 * round * (1.0 + 1e-12));
+            ck_assert_double_eq(res.delta, 0.0);
+            ck_assert_uint_ge(res.rounds, 1);
+            /* the released round's noise: Laplace with the l1 sensitivity of
+             * its lambda, 2 sqrt(2s) L (H/lambda + 1)/(lambda n) + the
+             * solver's slack sqrt(d) 2e-10 (1 + 1e-6)/lambda, at the release's eps */
+            double lam = res.lambda, H = L * L / 4.0;
+            ck_assert(lam == cand[0] || lam == cand[1] || lam == cand[2]);
+            double d1 = 2.0 * sqrt(2.0 * (double)s) * L * (H / lam + 1.0) / (lam * (double)n) +
+                        sqrt((double)d) * 2e-10 * (1.0 + 1e-6) / lam;
+            ck_assert(fabs(res.noise_scale - d1 / release) <= 1e-12 * d1 / release);
+            /* the score's sensitivity at the released w: ln(1 + e^(L ||w||_2)) / n */
+            double nw = 0.0, l1 = 0.0;
+            for (size_t j = 0; j < d; j++) {
+                nw += w[j] * w[j];
+                l1 += fabs(w[j]);
+            }
+            double dq = log(1.0 + exp(L * sqrt(nw))) / (double)n;
+            ck_assert_double_ge(res.score_sensitivity, dq);
+            ck_assert_double_le(res.score_sensitivity, dq * (1.0 + 1e-6));
+            ck_assert_double_le(l1, L * sqrt((double)s) / lam * (1.0 + 1e-12));   /* projected */
+        }
+    dpt_dataset_free(&ds);
+    gsl_rng_free(r);
+}
+END_TEST
+
+START_TEST(random_stop_rounds_are_geometric)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 6);
+    dpt_dataset ds;
+    random_data(&ds, 60, 3, 2, 1.0, 0, r);
+    double cand[3] = { 0.1, 0.3, 1.0 }, w[3];
+    dpa_error err = { 0 };
+    double gammas[2] = { 0.25, 0.6 };
+    for (int gi = 0; gi < 2; gi++) {
+        dpt_sparse_erm_options o = erm_select_opts(cand, 3, gammas[gi], test_rng(7 + (uint64_t)gi));
+        const int runs = 2000;
+        double sum = 0.0;
+        unsigned long drawn[3] = { 0, 0, 0 };
+        for (int t = 0; t < runs; t++) {
+            dpt_sparse_erm_result res;
+            ck_assert_msg(dpt_sparse_erm(&ds, &o, w, &res, &err) == DPA_OK, "%s", err.message);
+            sum += (double)res.rounds;
+            for (int k = 0; k < 3; k++) drawn[k] += res.lambda == cand[k];
+        }
+        /* T ~ Geometric(gamma) on {1, 2, ...}: mean 1/gamma, variance (1 - gamma)/gamma^2 */
+        double g = gammas[gi], mean = sum / runs, se = sqrt((1.0 - g) / (g * g) / runs);
+        printf("gamma %g: mean rounds %.4f, 1/gamma %.4f, %.2f standard errors; released lambdas %lu %lu %lu\n", g,
+               mean, 1.0 / g, (mean - 1.0 / g) / se, drawn[0], drawn[1], drawn[2]);
+        ck_assert_double_le(fabs(mean - 1.0 / g), 5.0 * se);
+    }
+    dpt_dataset_free(&ds);
+    gsl_rng_free(r);
+}
+END_TEST
+
+START_TEST(random_stop_picks_the_best_score)
+{
+    /* d = 1, no noise: each candidate's release is its minimiser (inside the
+     * projection ball), the score its training loss; both computed here by
+     * bisection on F'(w) = (1/n) sum -y x / (1 + e^(y x w)) + lambda w */
+    double xs[8] = { 0.3, -1.0, 0.7, 0.05, -0.4, 0.9, -0.2, 0.6 }, ys[8] = { 1, -1, 1, -1, -1, 1, 1, 1 };
+    dpt_dataset ds;
+    ck_assert_int_eq(dpt_dataset_alloc(&ds, 8, 1, NULL), DPA_OK);
+    memcpy(ds.x, xs, sizeof xs);
+    memcpy(ds.y, ys, sizeof ys);
+    double cand[4] = { 0.5, 0.02, 2.0, 0.1 }, loss[4];
+    size_t best = 0;
+    for (int k = 0; k < 4; k++) {
+        double lo = -1000.0, hi = 1000.0;
+        for (int it = 0; it < 200; it++) {
+            double m = 0.5 * (lo + hi), dF = cand[k] * m;
+            for (int i = 0; i < 8; i++) dF += ref_slope(ys[i] * xs[i] * m) * ys[i] * xs[i] / 8.0;
+            if (dF > 0.0) hi = m;
+            else lo = m;
+        }
+        double wk = 0.5 * (lo + hi);
+        loss[k] = 0.0;
+        for (int i = 0; i < 8; i++) loss[k] += log(1.0 + exp(-ys[i] * xs[i] * wk)) / 8.0;
+        if (loss[k] < loss[best]) best = (size_t)k;
+        printf("lambda %g: w %.10g, training loss %.10g\n", cand[k], wk, loss[k]);
+    }
+    ck_assert(best != 0 && best != 3);     /* neither the first nor the last listed */
+    dpt_sparse_erm_options o = erm_select_opts(cand, 4, 0.001, test_rng(21));
+    o.sparsity = 1;
+    o.noise_off = 1;
+    dpt_sparse_erm_result res;
+    dpa_error err = { 0 };
+    double w;
+    ck_assert_msg(dpt_sparse_erm(&ds, &o, &w, &res, &err) == DPA_OK, "%s", err.message);
+    printf("chosen lambda %g after %llu rounds (best %g), score %.12g\n", res.lambda, (unsigned long long)res.rounds,
+           cand[best], res.score);
+    ck_assert_double_eq(res.lambda, cand[best]);
+    ck_assert(fabs(res.score - loss[best]) < 1e-12);
+    ck_assert(isinf(res.epsilon));         /* no noise: not private */
+    dpt_dataset_free(&ds);
+}
+END_TEST
+
+START_TEST(random_stop_score_sensitivity)
+{
+    /* w on the boundary of the projection ball of lambda: ||w||_1 = L sqrt(s)
+     * / lambda, all on one coordinate so ||w||_2 = ||w||_1 and the margin
+     * bound B = L ||w||_2 = L^2 sqrt(s)/lambda is attained by x = L e_1.
+     * S: every row (L e_1, +1), loss ln(1 + e^-B); its neighbour S': the
+     * first row replaced by (L e_1, -1), loss ln(1 + e^B).  Their mean losses
+     * differ by (ln(1 + e^B) - ln(1 + e^-B))/n = B/n, within 1e-9 relative
+     * of ln(1 + e^B)/n for B >= 21. */
+    size_t n = 500, d = 4, s = 4;
+    double lambdas[3] = { 0.1, 0.03, 0.01 }, Ls[2] = { 1.0, 2.5 };
+    for (int li = 0; li < 3; li++)
+        for (int k = 0; k < 2; k++) {
+            double L = Ls[k], w[4] = { 0 };
+            w[0] = L * sqrt((double)s) / lambdas[li];
+            dpt_dataset S, S2;
+            ck_assert_int_eq(dpt_dataset_alloc(&S, n, d, NULL), DPA_OK);
+            ck_assert_int_eq(dpt_dataset_alloc(&S2, n, d, NULL), DPA_OK);
+            memset(S.x, 0, n * d * sizeof *S.x);
+            for (size_t i = 0; i < n; i++) {
+                S.x[i * d] = L;
+                S.y[i] = 1.0;
+            }
+            memcpy(S2.x, S.x, n * d * sizeof *S.x);
+            memcpy(S2.y, S.y, n * sizeof *S.y);
+            S2.y[0] = -1.0;
+            double diff = fabs(dpt_logistic_objective(&S2, w, 0.0) - dpt_logistic_objective(&S, w, 0.0));
+            double bound = dpt_logistic_score_sensitivity(w, d, L, s, n);
+            double B = L * w[0];
+            printf("lambda %g, L %g: B = %g, score difference %.12g, bound %.12g (ln(1 + e^B)/n = %.12g)\n",
+                   lambdas[li], L, B, diff, bound, (B + log1p(exp(-B))) / (double)n);
+            ck_assert_double_le(diff, bound);
+            ck_assert_double_ge(diff, bound * (1.0 - 1e-9));
+            dpt_dataset_free(&S);
+            dpt_dataset_free(&S2);
+        }
+    /* a small margin bound: the losses ln 2 +- B/2 (first order), the
+     * difference of the extreme pair ln(1 + e^B) - ln(1 + e^-B) = B, the
+     * bound ln(1 + e^B) > B: valid, loose by ln 2 at B -> 0 */
+    double w[2] = { 0.6, 0.8 }, L = 0.5;
+    ck_assert_double_ge(dpt_logistic_score_sensitivity(w, 2, L, 2, 10), log(1.0 + exp(0.5)) / 10.0);
+    ck_assert_double_le(dpt_logistic_score_sensitivity(w, 2, L, 2, 10), log(1.0 + exp(0.5)) / 10.0 * (1.0 + 1e-9));
+}
+END_TEST
+
+START_TEST(random_stop_bad_input)
+{
+    dpt_dataset ds;
+    ck_assert_int_eq(dpt_dataset_alloc(&ds, 4, 2, NULL), DPA_OK);
+    double x[8] = { 0.5, 0, 0, 0.6, 0.1, 0.1, 0, 0.9 }, y[4] = { 1, -1, 1, -1 }, w[2];
+    memcpy(ds.x, x, sizeof x);
+    memcpy(ds.y, y, sizeof y);
+    double cand[2] = { 0.1, 1.0 }, badc[2] = { 0.1, -1.0 };
+    dpa_error err = { 0 };
+    dpt_sparse_erm_result res;
+    dpt_sparse_erm_options o = erm_select_opts(cand, 2, 0.5, test_rng(3));
+    ck_assert_msg(dpt_sparse_erm(&ds, &o, w, &res, &err) == DPA_OK, "%s", err.message);
+    double gammas[4] = { 0.0 /* with candidates: no stopping given */, -0.1, 1.5, NAN };
+    for (int k = 0; k < 4; k++) {
+        dpt_sparse_erm_options b = o;
+        b.random_stop = gammas[k];
+        ck_assert_int_eq(dpt_sparse_erm(&ds, &b, w, &res, &err), DPA_EINVAL);
+        printf("gamma %g refused: %s\n", gammas[k], err.message);
+    }
+    dpt_sparse_erm_options b = o;
+    b.delta = 1e-5;                        /* Gaussian rounds: not pure */
+    ck_assert_int_eq(dpt_sparse_erm(&ds, &b, w, &res, &err), DPA_EINVAL);
+    ck_assert(strstr(err.message, "pure") != NULL);
+    printf("refused: %s\n", err.message);
+    b = o;
+    b.select_lambdas = badc;
+    ck_assert_int_eq(dpt_sparse_erm(&ds, &b, w, &res, &err), DPA_EINVAL);
+    ck_assert(strstr(err.message, "candidate 2") != NULL);
+    b = o;
+    b.select_lambdas = NULL;
+    ck_assert_int_eq(dpt_sparse_erm(&ds, &b, w, &res, &err), DPA_EINVAL);
+    b = o;
+    b.score_fraction = 1.0;
+    ck_assert_int_eq(dpt_sparse_erm(&ds, &b, w, &res, &err), DPA_EINVAL);
+    b = o;
+    b.sensitivity_l1 = 0.3;                /* holds for one lambda */
+    ck_assert_int_eq(dpt_sparse_erm(&ds, &b, w, &res, &err), DPA_EINVAL);
+    dpt_dataset_free(&ds);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sparse_opt");
@@ -789,6 +1027,11 @@ int main(void)
     tcase_add_test(tc, excess_risk_behaves);
     tcase_add_test(tc, sgd_without_noise_converges);
     tcase_add_test(tc, bad_input_is_refused);
+    tcase_add_test(tc, random_stop_accounting);
+    tcase_add_test(tc, random_stop_rounds_are_geometric);
+    tcase_add_test(tc, random_stop_picks_the_best_score);
+    tcase_add_test(tc, random_stop_score_sensitivity);
+    tcase_add_test(tc, random_stop_bad_input);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

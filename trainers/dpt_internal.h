@@ -124,4 +124,41 @@ DPT_HIDDEN int dpt_parse_ulong(const char *s, unsigned long *out);
 DPT_HIDDEN int dpt_spec_items(const char *text, const char *who, int (*item)(char *item, void *ctx, dpa_error *err),
                               void *ctx, dpa_error *err);
 
+/* ---- Liu & Talwar's random stopping (trainers/sparse/select.c) ---- */
+
+/* The checks of a selection run, each a DPA_EINVAL naming `who` and the
+ * argument: gamma in (0, 1], the score's share `fraction` in (0, 1), the
+ * `count` candidates (called `name`) finite and > 0, and (pure != 0) delta
+ * = 0. */
+DPT_HIDDEN int dpt_lt_check(const char *who, const char *name, const double *cand, size_t count, double gamma,
+                            double fraction, int pure, double delta, dpa_error *err);
+/* The budget of a run with total epsilon: round = epsilon/3, score =
+ * fraction round, main = round - score; total = the tuning accountant's
+ * certified eps of repeated_selected(GEOMETRIC, gamma) of the round
+ * composed(laplace(1/main), laplace(1/score)), confirmed pure. */
+typedef struct {
+    double round, main, score, total;
+} dpt_lt_budget_t;
+DPT_HIDDEN int dpt_lt_budget(const char *who, double epsilon, double fraction, double gamma, dpt_lt_budget_t *b,
+                             dpa_error *err);
+/* score + Laplace(sensitivity/eps_score, rounded up) in *noisy; rng NULL:
+ * no noise (a run without noise). */
+DPT_HIDDEN int dpt_lt_noisy(const char *who, dpt_rng *rng, double score, double sensitivity, double eps_score,
+                            double *noisy, dpa_error *err);
+/* The rounds: a candidate j uniform in [0, count) from rng, round(ctx, j,
+ * &noisy score) writing its release into *cur; when that score is the
+ * lowest so far (the first of equal ones) *cur and *best are swapped and
+ * keep(ctx) (when not NULL) keeps the round's other results; then stop with
+ * probability gamma (exactly, from rng).  out: the rounds run, the kept
+ * round's candidate and score. */
+typedef struct {
+    uint64_t rounds;
+    size_t best;
+    double score;
+} dpt_lt_outcome;
+DPT_HIDDEN int dpt_lt_run(dpt_rng *rng, size_t count, double gamma,
+                          int (*round)(void *ctx, size_t candidate, double *score, dpa_error *err),
+                          void (*keep)(void *ctx), void *ctx, double **cur, double **best, dpt_lt_outcome *out,
+                          dpa_error *err);
+
 #endif

@@ -780,6 +780,25 @@ typedef struct dpt_mean_options {
     int rip_sensitivity;       /* 1: the RIP route with its failure delta */
     unsigned long seed;        /* ME-2's matrix A (public; default 1) */
     dpt_rng *rng;              /* the noise: required */
+    /* Private selection of ME-1's projection radius by Liu & Talwar's
+     * random stopping (STOC 2019, Thm 3.1), on when random_stop = gamma in
+     * (0, 1] (0: off, the default); DPT_MEAN_PROJECTION with delta = 0
+     * only.  Each round draws a radius r uniformly from the candidates
+     * (none: L sqrt(s) alone), releases zhat = the projection of zbar +
+     * Lap(2 L sqrt(s) / (n eps_main))^d onto the l1 ball of radius r, and
+     * scores it: f(zhat) = ||zhat||^2 - 2 <zhat, zbar> (= ||zhat - zbar||^2
+     * - ||zbar||^2: ranking by f ranks by the error) plus Laplace noise of
+     * scale Delta_f / eps_score, Delta_f = 2 ||zhat||_2 2L/n (<= 4 r L / n).
+     * eps_round = epsilon / 3, eps_score = score_fraction eps_round,
+     * eps_main the rest; after each round the run stops with probability
+     * gamma; the round of lowest noisy score is released; the whole is
+     * 3 eps_round = epsilon pure DP (the "tuning" accountant's certified
+     * number in the result).  The rounds' count is not covered (see
+     * dpt_mean_result.rounds).  Every draw comes from rng. */
+    const double *select_radii; /* the candidates (each finite > 0), select_count of them */
+    size_t select_count;
+    double random_stop;        /* gamma in (0, 1]; 0: no selection */
+    double score_fraction;     /* the score's share of a round's eps, in (0, 1) (default 0.1) */
 } dpt_mean_options;
 typedef struct dpt_mean_result {
     double noise_scale;        /* sigma (Gaussian) or b (Laplace) per coordinate */
@@ -788,8 +807,20 @@ typedef struct dpt_mean_result {
     size_t measurements;
     double epsilon, delta;     /* the guarantee */
     char accounting[320];
+    /* random stopping (0 otherwise): */
+    double radius;             /* the released round's radius */
+    uint64_t rounds;           /* the rounds run.  NOT covered by the guarantee (Thm 3.1 releases the best round
+                                * only): keep it secret in a private run */
+    double round_epsilon;      /* eps_round; epsilon = 3 eps_round (rounded up) */
+    double score_epsilon;      /* eps_score */
+    double score;              /* the released round's noisy f */
+    double score_sensitivity;  /* its Delta_f */
 } dpt_mean_result;
 void dpt_mean_defaults(dpt_mean_options *opt);
+/* The replace-one sensitivity of f(zhat) = ||zhat||^2 - 2 <zhat, zbar> for a
+ * fixed zhat, zbar the mean of n rows with ||z||_2 <= L: 2 ||zhat||_2 2L/n
+ * plus a bound on the floating-point error of the computed f, rounded up. */
+double dpt_mean_score_sensitivity(const double *zhat, size_t d, double L, size_t n);
 /* The estimate (d values) of the mean of the rows of data->x. */
 int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double *estimate, dpt_mean_result *out,
                     dpa_error *err);
@@ -824,9 +855,32 @@ typedef struct dpt_sparse_erm_options {
     int noise_off;             /* 1: non-private */
     unsigned long seed;        /* unused (kept for the layout); the noise comes from rng */
     dpt_rng *rng;              /* the noise: required unless noise_off */
-    /* called after each stage (solve, noise, projection): done of 3 */
+    /* called after each stage (solve, noise, projection): done of 3 (not
+     * called by a run with random stopping) */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *progress_ctx;
+    /* Private selection of lambda by Liu & Talwar's random stopping
+     * ("Private Selection from Private Candidates", STOC 2019, Thm 3.1),
+     * on when random_stop = gamma in (0, 1] (0: off, the default); pure
+     * runs only (delta = 0: a Gaussian round is refused) and
+     * sensitivity_l1 must be 0 (the bound depends on lambda).  Each round
+     * draws a lambda uniformly from the candidates (none: `lambda` alone),
+     * releases w as above at eps_main and scores it: the mean logistic
+     * loss (1/n) sum ln(1 + e^-(y x.w)) (unregularised, comparable across
+     * lambdas) plus Laplace noise of scale Delta_q / eps_score, Delta_q =
+     * ln(1 + e^(L ||w||_2)) / n (each loss lies in [0, ln(1 + e^(L
+     * ||w||_2))]; with the projection ||w||_2 <= ||w||_1 <= L sqrt(s) /
+     * lambda); eps_round = epsilon / 3, eps_score = score_fraction
+     * eps_round, eps_main the rest.  After each round the run stops with
+     * probability gamma; the round of lowest noisy score is released, and
+     * the whole is 3 eps_round = epsilon pure DP (the "tuning" accountant's
+     * certified number in the result).  The rounds' count is not covered:
+     * see dpt_sparse_erm_result.rounds.  Every draw (candidates, coins,
+     * noise) comes from rng. */
+    const double *select_lambdas;   /* the candidates (each finite > 0), select_count of them */
+    size_t select_count;
+    double random_stop;             /* gamma in (0, 1]; 0: no selection */
+    double score_fraction;          /* the score's share of a round's eps, in (0, 1) (default 0.1) */
 } dpt_sparse_erm_options;
 typedef struct dpt_sparse_erm_result {
     double noise_scale, sensitivity;
@@ -835,12 +889,26 @@ typedef struct dpt_sparse_erm_result {
     double objective_optimal;  /* at the non-private minimiser */
     double epsilon, delta;
     char accounting[320];
+    /* random stopping (0 otherwise, lambda the option's): */
+    double lambda;             /* the released round's lambda */
+    uint64_t rounds;           /* the rounds run.  NOT covered by the guarantee: Thm 3.1 releases the best round
+                                * only, and the count published beside it can cost up to rounds x eps_round;
+                                * keep it secret in a private run */
+    double round_epsilon;      /* eps_round = eps_main + eps_score; epsilon = 3 eps_round (rounded up) */
+    double score_epsilon;      /* eps_score */
+    double score;              /* the released round's noisy score */
+    double score_sensitivity;  /* its Delta_q */
 } dpt_sparse_erm_result;
 void dpt_sparse_erm_defaults(dpt_sparse_erm_options *opt);
 int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, double *w, dpt_sparse_erm_result *out,
                    dpa_error *err);
 /* (1/n) sum ln(1 + e^-(y x.w)) + (lambda/2) ||w||^2 (lambda may be 0). */
 double dpt_logistic_objective(const dpt_dataset *data, const double *w, double lambda);
+/* The replace-one sensitivity of dpt_logistic_objective(data, w, 0) for a
+ * fixed w over data sets of n rows with ||x||_2 <= L: ln(1 + e^(L ||w||_2))
+ * / n plus a bound on the floating-point error of the computed mean (for
+ * rows of at most s nonzeros), rounded up. */
+double dpt_logistic_score_sensitivity(const double *w, size_t d, double L, size_t s, size_t n);
 
 /* Bias-reduced DP-SGD (Ghazi et al.): at each step N ~ P[N = k] prop. to 2^-k,
  * k = 0..log2(n') - 1 (n' the largest power of 2 <= n), B a uniform subset

@@ -156,4 +156,56 @@ expect_usage "--seed above an unsigned long" "--seed: at most" sparse-erm $SYN -
 expect_usage "--lambda with a newline" "--lambda: expected .*got '1\\\\n'" sparse-erm $SYN --lambda "1${NL}"
 expect_usage "a path with a control byte" "a\\\\x1bb.csv: cannot open" sparse-erm --data "$TMP/a$(printf '\033')b.csv"
 
+# lambda chosen by Liu & Talwar's random stopping (STOC 2019, Thm 3.1): the
+# total eps is 3 x the round's eps = the --epsilon given, the round eps/3
+# (closed forms), the chosen lambda one of the candidates
+jsel() { awk -F': ' -v k="    \"$1\"" '$1 == k { v = $2; sub(/,$/, "", v); gsub(/"/, "", v); print v; exit }' "$TMP/out"; }
+RS="$SYN --delta 0 --random-stop 0.3 --select-lambda 0.05,0.2,1"
+expect_ok "sparse-erm --help names --random-stop" '--random-stop GAMMA' sparse-erm --help
+expect_ok "random stopping: the text names the chosen lambda" '^selection .*lambda [0-9.e+-]+ chosen' \
+    sparse-erm $RS --seed 5
+expect_ok "random stopping: the text gives the rounds (seeded run)" '^rounds +[0-9]+' sparse-erm $RS --seed 5
+expect_ok "random stopping: a private run says the rounds are outside the guarantee" \
+    '^rounds +[0-9]+ +\(outside the guarantee' sparse-erm $RS
+expect_ok "random stopping: the round epsilon and the total" '^round epsilon +0.33333333.* total 3 x 0.333333' \
+    sparse-erm $RS --seed 5
+for E in 1 0.6 2.5; do
+    run sparse-erm $RS --seed 5 --epsilon $E --json
+    check "random stopping, eps $E: exit 0" 'v1 == 0' "$status"
+    check "random stopping, eps $E: total eps in [$E, $E (1 + 1e-9)]" 'v1 >= v2 && v1 <= v2 * (1 + 1e-9)' \
+        "$(jfield epsilon)" "$E"
+    check "random stopping, eps $E: round eps = $E/3" 'v1 >= v2 / 3 * (1 - 1e-9) && v1 <= v2 / 3 * (1 + 1e-9)' \
+        "$(jsel round_epsilon)" "$E"
+    check "random stopping, eps $E: total = 3 x round" 'v1 >= 3 * v2 && v1 <= 3 * v2 * (1 + 1e-9)' \
+        "$(jfield epsilon)" "$(jsel round_epsilon)"
+    check "random stopping, eps $E: score eps = 0.1 x round" 'v1 >= 0.1 * v2 * (1 - 1e-9) && v1 <= 0.1 * v2 * (1 + 1e-9)' \
+        "$(jsel score_epsilon)" "$(jsel round_epsilon)"
+done
+check "random stopping: the chosen lambda is a candidate and the reported lambda" \
+    '(v1 == 0.05 || v1 == 0.2 || v1 == 1) && v1 == v2' "$(jsel chosen_lambda)" "$(jfield lambda)"
+check "random stopping: at least one round" 'v1 >= 1 && v1 == int(v1)' "$(jsel rounds)"
+check "random stopping: delta 0" 'v1 == 0' "$(jfield delta)"
+run sparse-erm $RS --seed 5 --json --score-fraction 0.25
+check "--score-fraction 0.25: score eps = round / 4" 'v1 >= 0.25 * v2 * (1 - 1e-9) && v1 <= 0.25 * v2 * (1 + 1e-9)' \
+    "$(jsel score_epsilon)" "$(jsel round_epsilon)"
+expect_usage "--random-stop 0" "--random-stop: expected a number in \(0, 1\]" sparse-erm $RS --random-stop 0
+expect_usage "--random-stop 1.5" "--random-stop: expected a number in \(0, 1\]" sparse-erm $RS --random-stop 1.5
+expect_usage "--random-stop x" "--random-stop: expected" sparse-erm $RS --random-stop x
+expect_usage "--random-stop with delta > 0" "--random-stop: .*pure eps-DP rounds: needs --delta 0" \
+    sparse-erm $SYN --random-stop 0.5
+expect_usage "--random-stop on sparse-sgd" "--random-stop: .*pure eps-DP rounds; sparse-sgd's GDP filter" \
+    sparse-sgd $SYN --random-stop 0.5
+expect_usage "--select-lambda empty" "--select-lambda: expected a comma-separated list" sparse-erm $RS --select-lambda ''
+expect_usage "--select-lambda with a negative" "--select-lambda: expected a comma-separated list" \
+    sparse-erm $RS --select-lambda 0.1,-1
+expect_usage "--select-lambda with an empty item" "--select-lambda: expected" sparse-erm $RS --select-lambda 0.1,,1
+expect_usage "--select-lambda without --random-stop" "--select-lambda: needs --random-stop" \
+    sparse-erm $SYN --delta 0 --select-lambda 0.1,1
+expect_usage "--select-lambda and --lambda" "--select-lambda: give it or --lambda, not both" sparse-erm $RS --lambda 0.1
+expect_usage "--score-fraction 1" "--score-fraction: expected a number in \(0, 1\)" sparse-erm $RS --score-fraction 1
+expect_usage "--score-fraction without --random-stop" "--score-fraction: needs --random-stop" \
+    sparse-erm $SYN --delta 0 --score-fraction 0.2
+expect_usage "--sensitivity-l1 with --random-stop" "--sensitivity-l1: holds for one lambda" \
+    sparse-erm $RS --sensitivity-l1 0.1
+
 finish

@@ -119,4 +119,36 @@ expect_usage "--repeats above 1e6" "--repeats: at most 1000000" $SM $SYN --repea
 expect_usage "--method with a newline" "--method: expected .*got 'a\\\\nb'" $SM $SYN --method "a${NL}b"
 expect_usage "a spec key with a control byte" "unknown key '\\\\x07'" $SM --synthetic "n=100,$(printf '\a')=1"
 
+# ME-1's radius chosen by Liu & Talwar's random stopping (STOC 2019, Thm
+# 3.1): total eps = 3 x round eps = the --epsilon given (closed forms)
+RS="$SYN --delta 0 --random-stop 0.4 --select-radius 0.5,1,3.1622776601683795"
+expect_ok "--help names --random-stop" '--random-stop GAMMA' $SM --help
+expect_ok "random stopping: the text gives the rounds and the chosen radius" '^rounds +[0-9]+ in all' $SM $RS --seed 2
+expect_ok "random stopping: the chosen radii" '^chosen radius +0.5 x [0-9]+, 1 x [0-9]+, 3.16228 x [0-9]+' \
+    $SM $RS --seed 2 --repeats 5
+run $SM $RS --seed 2 --repeats 7 --json
+check "random stopping: exit 0" 'v1 == 0' "$status"
+check "random stopping: total eps in [1, 1 + 1e-9]" 'v1 >= 1 && v1 <= 1 + 1e-9' "$(jfield epsilon)"
+check "random stopping: round eps = 1/3" 'v1 >= (1 - 1e-9) / 3 && v1 <= (1 + 1e-9) / 3' "$(jfield round_epsilon)"
+check "random stopping: total = 3 x round" 'v1 >= 3 * v2 && v1 <= 3 * v2 * (1 + 1e-9)' "$(jfield epsilon)" \
+    "$(jfield round_epsilon)"
+check "random stopping: the chosen radius a candidate" 'v1 == 0.5 || v1 == 1 || v1 == 3.16227766' \
+    "$(jfield chosen_radius)"
+check "random stopping: rounds >= the 7 draws" 'v1 >= 7 && v1 == int(v1)' "$(jfield rounds)"
+counts=$(awk '/"chosen_counts"/ { f = 1; next } f && /\]/ { exit } f { gsub(/[ ,]/, ""); s += $0; k++ }
+    END { print s, k }' "$TMP/out")
+check "random stopping: the chosen counts of the 3 radii sum to the 7 draws" 'v1 == 7 && v2 == 3' $counts
+check "random stopping: the Laplace scale 2 L sqrt(s) / (n 0.9 eps/3) = 2.10819e-3" \
+    'v1 > 2.108184e-3 && v1 < 2.108190e-3' "$(jfield noise_scale)"
+expect_usage "--random-stop with delta > 0" "--random-stop: .*pure eps-DP rounds: needs --delta 0" \
+    $SM $SYN --random-stop 0.5
+expect_usage "--random-stop with --method all" "--random-stop: chooses ME-1's projection radius" $SM $RS --method all
+expect_usage "--random-stop with --method dense" "--random-stop: chooses ME-1's projection radius" $SM $RS --method dense
+expect_usage "--random-stop 0" "--random-stop: expected a number in \(0, 1\]" $SM $RS --random-stop 0
+expect_usage "--select-radius with 0" "--select-radius: expected a comma-separated list" $SM $RS --select-radius 0,1
+expect_usage "--select-radius empty" "--select-radius: expected" $SM $RS --select-radius ''
+expect_usage "--select-radius without --random-stop" "--select-radius: needs --random-stop" \
+    $SM $SYN --delta 0 --select-radius 1,2
+expect_usage "--score-fraction 0" "--score-fraction: expected a number in \(0, 1\)" $SM $RS --score-fraction 0
+
 finish

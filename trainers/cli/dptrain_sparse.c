@@ -22,6 +22,7 @@
 #include <time.h>
 
 enum { M_PROJ = 1, M_COMP = 2, M_DENSE = 4 };
+#define SM_MAX_CANDIDATES 64
 
 typedef struct {
     const char *synthetic, *data, *input_format, *target;
@@ -29,6 +30,8 @@ typedef struct {
     int have_s, have_L, json, quiet, seed_given;
     uint64_t repeats, max_bytes;
     dpt_mean_options opt;
+    double radii[SM_MAX_CANDIDATES];   /* --select-radius */
+    int have_fraction;
 } sm_args;
 
 static void sm_help(void)
@@ -75,18 +78,31 @@ static void sm_help(void)
            "                           matrix, which is public, from seed 1)\n"
            "  --repeats R              R independent draws: the mean and\n"
            "                           standard error of ||zhat - zbar||_2 (default 1; at most 1000000)\n"
+           "\nPrivate choice of ME-1's radius (Liu & Talwar, \"Private Selection from Private Candidates\",\n"
+           "STOC 2019, Thm 3.1; --method projection and --delta 0 only):\n"
+           "  --random-stop GAMMA      repeat rounds, stopping after each with probability GAMMA in (0, 1]\n"
+           "                           (1/GAMMA rounds on average); a round draws a radius r uniformly,\n"
+           "                           releases zhat (Laplace at eps_round (1 - F), projected onto the l1\n"
+           "                           ball of radius r) and scores it: ||zhat||^2 - 2 <zhat, zbar> + Laplace,\n"
+           "                           sensitivity 4 ||zhat||_2 L/n, at eps_round F; the round of lowest\n"
+           "                           noisy score is released.  eps_round = epsilon/3: each draw is\n"
+           "                           3 eps_round = --epsilon pure DP.  The number of rounds (and the time)\n"
+           "                           is outside that guarantee\n"
+           "  --select-radius LIST     the candidate radii, comma-separated, each > 0 (at most %d; default\n"
+           "                           the one radius L sqrt(s))\n"
+           "  --score-fraction F       the score's share F of each round's epsilon, in (0, 1) (default 0.1)\n"
            "\nOutput:\n"
            "  --json                   a JSON object instead of the table\n"
            "  --quiet                  no progress bar on stderr\n"
            "  --help, --version\n"
-           "\nExit status: 0 success, 1 library failure, 2 bad usage or bad input.\n");
+           "\nExit status: 0 success, 1 library failure, 2 bad usage or bad input.\n", SM_MAX_CANDIDATES);
 }
 
 static int parse_sm_args(int argc, char **argv, sm_args *a)
 {
     enum {
         O_SYN, O_DATA, O_INFMT, O_TARGET, O_METHOD, O_S, O_L, O_EPS, O_DELTA, O_CLASSICAL, O_M, O_RIP, O_SEED,
-        O_REPEATS, O_JSON, O_QUIET, O_VERSION, O_MAXDATA, O_COUNT
+        O_REPEATS, O_JSON, O_QUIET, O_VERSION, O_MAXDATA, O_RSTOP, O_SELECT, O_SFRAC, O_COUNT
     };
     /* the values are parsed below; the help text is written out in full above */
     static const cli_option options[O_COUNT] = {
@@ -98,6 +114,8 @@ static int parse_sm_args(int argc, char **argv, sm_args *a)
         [O_RIP] = { "rip", NULL, NULL }, [O_SEED] = { "seed", "X", NULL }, [O_REPEATS] = { "repeats", "X", NULL },
         [O_JSON] = { "json", NULL, NULL }, [O_QUIET] = { "quiet", NULL, NULL },
         [O_VERSION] = { "version", NULL, NULL }, [O_MAXDATA] = { "max-data-size", "X", NULL },
+        [O_RSTOP] = { "random-stop", "X", NULL }, [O_SELECT] = { "select-radius", "X", NULL },
+        [O_SFRAC] = { "score-fraction", "X", NULL },
     };
     char command[64];
     snprintf(command, sizeof command, "dptrain %s", argv[0]);  /* argv[0]: the subcommand */
@@ -145,6 +163,16 @@ static int parse_sm_args(int argc, char **argv, sm_args *a)
         case O_MAXDATA: st = parse_data_size(value, &a->max_bytes); break;
         case O_JSON: a->json = 1; break;
         case O_QUIET: a->quiet = 1; break;
+        case O_RSTOP: st = cli_parse_real("random-stop", value, 0.0, 1, 1.0, 0, &a->opt.random_stop); break;
+        case O_SELECT:
+            st = cli_parse_real_list("select-radius", value, 0.0, 1, INFINITY, 1, a->radii, SM_MAX_CANDIDATES,
+                                     &a->opt.select_count);
+            a->opt.select_radii = a->radii;
+            break;
+        case O_SFRAC:
+            st = cli_parse_real("score-fraction", value, 0.0, 1, 1.0, 1, &a->opt.score_fraction);
+            a->have_fraction = 1;
+            break;
         }
         if (st) return st;
     }
@@ -159,6 +187,17 @@ static int parse_sm_args(int argc, char **argv, sm_args *a)
         return cli_usage_error("--classical: a Gaussian formula, needs delta > 0");
     if (a->methods == M_COMP && a->opt.delta == 0.0)
         return cli_usage_error("--method compressed: ME-2 needs delta > 0");
+    if (!(a->opt.random_stop > 0.0)) {
+        if (a->opt.select_count) return cli_usage_error("--select-radius: needs --random-stop GAMMA (the private selection)");
+        if (a->have_fraction) return cli_usage_error("--score-fraction: needs --random-stop GAMMA");
+        return 0;
+    }
+    if (a->opt.delta > 0.0)
+        return cli_usage_error("--random-stop: Liu & Talwar's 3 eps (STOC 2019, Thm 3.1) is for pure eps-DP rounds: "
+                               "needs --delta 0 (Laplace), got %g", a->opt.delta);
+    if (a->methods != M_PROJ)
+        return cli_usage_error("--random-stop: chooses ME-1's projection radius: needs --method projection (the "
+                               "dense baseline has no radius, ME-2 needs delta > 0)");
     return 0;
 }
 
@@ -168,6 +207,8 @@ typedef struct {
     dpt_mean_result res;
     double mean, se, predicted, secs;
     int have_pred;
+    uint64_t rounds;                    /* random stopping: over the draws */
+    uint64_t chosen[SM_MAX_CANDIDATES]; /* how often each candidate was released */
 } sm_row;
 
 static double l2err(const double *a, const double *b, size_t d)
@@ -196,6 +237,43 @@ static int predicted(const sm_args *a, dpt_mean_method m, size_t n, size_t d, do
     return 0;
 }
 
+/* The candidates of the radius selection: given, or L sqrt(s) alone. */
+static size_t candidates(const sm_args *a, double *one, const double **list)
+{
+    *one = a->opt.norm * sqrt((double)a->opt.sparsity);
+    *list = a->opt.select_count ? a->radii : one;
+    return a->opt.select_count ? a->opt.select_count : 1;
+}
+
+static json_t *selection_json(const sm_args *a, const sm_row *r)
+{
+    double one;
+    const double *cand;
+    size_t k = candidates(a, &one, &cand);
+    json_t *sel = json_object(), *c = json_array(), *ch = json_array();
+    int bad = json_put(sel, "method", cli_json_text("random stopping (Liu & Talwar, STOC 2019, Thm 3.1)"));
+    bad |= json_put(sel, "random_stop", json_num(a->opt.random_stop, 'g', 10));
+    for (size_t j = 0; j < k; j++) {
+        bad |= json_array_append_new(c, json_num(cand[j], 'g', 10));
+        bad |= json_array_append_new(ch, json_integer((json_int_t)r->chosen[j]));
+    }
+    bad |= json_put(sel, "candidates", c);
+    bad |= json_put(sel, "chosen_counts", ch);
+    bad |= json_put(sel, "chosen_radius", json_num(r->res.radius, 'g', 10));
+    bad |= json_put(sel, "rounds", json_integer((json_int_t)r->rounds));
+    bad |= json_put(sel, "rounds_mean", json_num((double)r->rounds / (double)a->repeats, 'g', 10));
+    bad |= json_put(sel, "score_fraction", json_num(a->opt.score_fraction, 'g', 10));
+    bad |= json_put(sel, "round_epsilon", json_upper(r->res.round_epsilon));
+    bad |= json_put(sel, "score_epsilon", json_upper(r->res.score_epsilon));
+    bad |= json_put(sel, "score", json_num(r->res.score, 'g', 10));
+    bad |= json_put(sel, "score_sensitivity", json_num(r->res.score_sensitivity, 'g', 10));
+    if (bad) {
+        json_decref(sel);
+        return NULL;
+    }
+    return sel;
+}
+
 static int print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *rows, size_t nrows, int skipped)
 {
     const dpt_mean_options *o = &a->opt;
@@ -206,6 +284,9 @@ static int print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *r
                                  "reproducible, so this run is NOT private"
                                : "under the guarantee below (each draw on its own)");
     data_use_add(&use, USE_EVALUATION, "the exact mean of the rows, for the l2 error of each draw");
+    if (o->random_stop > 0.0)
+        data_use_add(&use, USE_EVALUATION, "the number of rounds (and the time, which grows with it): not covered by "
+                     "Liu & Talwar's 3 eps, which releases the best round only");
     if (a->json) {
         json_t *doc = json_object();
         int bad = json_put(doc, "command", cli_json_text("sparse-mean"));
@@ -235,6 +316,7 @@ static int print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *r
             row_bad |= json_put(row, "predicted_error", json_num(r->have_pred ? r->predicted : NAN, 'g', 10));
             row_bad |= json_put(row, "seconds", json_num(r->secs, 'g', 10));
             row_bad |= json_put(row, "accounting", cli_json_text(r->res.accounting));
+            if (o->random_stop > 0.0) row_bad |= json_put(row, "selection", selection_json(a, r));
             if (row_bad) {
                 json_decref(row);
                 row = NULL;
@@ -271,6 +353,23 @@ static int print_report(const sm_args *a, const dpt_dataset *ds, const sm_row *r
                r->res.sensitivity, m, r->res.epsilon, r->res.delta, r->mean, se, pr, r->secs);
     }
     if (skipped) printf("compressed         not run: ME-2 needs delta > 0\n");
+    if (o->random_stop > 0.0 && nrows == 1) {
+        const sm_row *r = &rows[0];
+        double one;
+        const double *cand;
+        size_t k = candidates(a, &one, &cand);
+        char ur[CLI_NUMBER_SIZE];
+        printf("\nselection          random stopping (Liu & Talwar, STOC 2019, Thm 3.1), gamma %g, %zu radi%s\n",
+               o->random_stop, k, k == 1 ? "us" : "i");
+        printf("chosen radius     ");
+        for (size_t j = 0; j < k; j++) printf(" %.6g x %llu%s", cand[j], (unsigned long long)r->chosen[j], j + 1 < k ? "," : "");
+        printf("   (of %llu draw%s)\n", (unsigned long long)a->repeats, a->repeats == 1 ? "" : "s");
+        printf("rounds             %llu in all, %.4g a draw   (outside the guarantee: see the data use)\n",
+               (unsigned long long)r->rounds, (double)r->rounds / (double)a->repeats);
+        printf("round epsilon      %s = %.6g release + %.6g score (F = %g); total 3 x %.6g\n",
+               upper_text(r->res.round_epsilon, 0, ur), r->res.round_epsilon - r->res.score_epsilon,
+               r->res.score_epsilon, o->score_fraction, r->res.round_epsilon);
+    }
     printf("\n");
     for (size_t k = 0; k < nrows; k++) printf("accounting         %s\n", rows[k].res.accounting);
     data_use_print_table(&use);
@@ -346,7 +445,8 @@ int sparse_mean_command(int argc, char **argv)
         memset(&rows[nrows], 0, sizeof rows[nrows]);
         rows[nrows].name = all[k].name;
         rows[nrows].method = all[k].m;
-        rows[nrows].have_pred = predicted(&a, all[k].m, n, d, &rows[nrows].predicted);
+        /* the rates are for one release at eps, not for a selection's rounds at eps/3 */
+        rows[nrows].have_pred = !(a.opt.random_stop > 0.0) && predicted(&a, all[k].m, n, d, &rows[nrows].predicted);
         nrows++;
     }
     total = a.repeats * nrows;
@@ -368,6 +468,17 @@ int sparse_mean_command(int argc, char **argv)
             st = dpt_sparse_mean(&ds, &o, est, &r->res, &err);
             dpt_rng_free(seeded);
             if (st) goto fail;
+            if (o.random_stop > 0.0) {
+                double one;
+                const double *cand;
+                size_t kc = candidates(&a, &one, &cand);
+                r->rounds += r->res.rounds;
+                for (size_t j = 0; j < kc; j++)
+                    if (cand[j] == r->res.radius) {
+                        r->chosen[j]++;
+                        break;
+                    }
+            }
             double e = l2err(est, zbar, d);
             sum += e;
             sum2 += e * e;

@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define SP_MAX_CANDIDATES 64
+
 typedef struct {
     int sgd;
     const char *cmd, *data, *input_format, *target, *synthetic;
@@ -33,6 +35,9 @@ typedef struct {
     int seed_given;
     int have_lambda, classical, dense, non_private, json, quiet;
     const char *only;          /* an option that belongs to the other subcommand */
+    double select[SP_MAX_CANDIDATES];   /* --select-lambda */
+    size_t nselect;
+    double random_stop, score_fraction; /* 0: not given */
 } sp_args;
 
 static void sp_help(int sgd)
@@ -80,7 +85,21 @@ static void sp_help(int sgd)
                "  --classical            the classical Gaussian sigma = Delta sqrt(2 ln(1.25/delta))/eps\n"
                "                         (the papers' formula; eps < 1 only)\n"
                "\nTraining:\n"
-               "  --lambda X             regularisation > 0 (default 0.01)\n");
+               "  --lambda X             regularisation > 0 (default 0.01)\n"
+               "\nPrivate choice of lambda (Liu & Talwar, \"Private Selection from Private Candidates\",\n"
+               "STOC 2019, Thm 3.1; needs --delta 0):\n"
+               "  --random-stop GAMMA    repeat rounds, stopping after each with probability GAMMA in (0, 1]\n"
+               "                         (1/GAMMA rounds on average); a round draws a lambda uniformly, releases\n"
+               "                         w at eps_round (1 - F) and scores it: the mean training logistic loss +\n"
+               "                         Laplace, sensitivity ln(1 + e^(L ||w||_2))/n, at eps_round F; the round\n"
+               "                         of lowest noisy score is released.  eps_round = epsilon/3: the whole is\n"
+               "                         3 eps_round = --epsilon pure DP.  The number of rounds (and the run's\n"
+               "                         time) is outside that guarantee\n"
+               "  --select-lambda LIST   the candidates, comma-separated, each > 0 (at most %d; default the\n"
+               "                         one --lambda)\n"
+               "  --score-fraction F     the score's share F of each round's epsilon, in (0, 1) (default 0.1:\n"
+               "                         the score is one number, w has d coordinates; the release's noise\n"
+               "                         grows by only 1/(1 - F) = 1.11)\n", SP_MAX_CANDIDATES);
     else
         printf("\nTraining:\n"
                "  --noise SIGMA0         per-coordinate noise std on each batch mean (default 100)\n"
@@ -105,7 +124,8 @@ static int parse_sp_args(int argc, char **argv, sp_args *a)
 {
     enum {
         O_SYN, O_DATA, O_INFMT, O_TARGET, O_TESTFR, O_LAMBDA, O_EPS, O_DELTA, O_SPARSITY, O_NORM, O_SENS, O_CLASSICAL,
-        O_DENSE, O_NONPRIV, O_LR, O_NOISE, O_RADIUS, O_STEPS, O_BATCH, O_SEED, O_JSON, O_QUIET, O_VERSION, O_MAXDATA, O_COUNT
+        O_DENSE, O_NONPRIV, O_LR, O_NOISE, O_RADIUS, O_STEPS, O_BATCH, O_SEED, O_JSON, O_QUIET, O_VERSION, O_MAXDATA,
+        O_RSTOP, O_SELECT, O_SFRAC, O_COUNT
     };
     /* the values are parsed below; the help text is written out in full above */
     static const cli_option options[O_COUNT] = {
@@ -120,7 +140,8 @@ static int parse_sp_args(int argc, char **argv, sp_args *a)
         [O_RADIUS] = { "radius", "X", NULL }, [O_STEPS] = { "max-steps", "X", NULL },
         [O_BATCH] = { "batch-size", "X", NULL }, [O_SEED] = { "seed", "X", NULL }, [O_JSON] = { "json", NULL, NULL },
         [O_QUIET] = { "quiet", NULL, NULL }, [O_VERSION] = { "version", NULL, NULL },
-        [O_MAXDATA] = { "max-data-size", "X", NULL },
+        [O_MAXDATA] = { "max-data-size", "X", NULL }, [O_RSTOP] = { "random-stop", "X", NULL },
+        [O_SELECT] = { "select-lambda", "X", NULL }, [O_SFRAC] = { "score-fraction", "X", NULL },
     };
     char command[64];
     snprintf(command, sizeof command, "dptrain %s", argv[0]);  /* argv[0]: the subcommand */
@@ -180,6 +201,21 @@ static int parse_sp_args(int argc, char **argv, sp_args *a)
         case O_MAXDATA: st = parse_data_size(value, &a->max_bytes); break;
         case O_JSON: a->json = 1; break;
         case O_QUIET: a->quiet = 1; break;
+        case O_RSTOP:
+            if (a->sgd)
+                return cli_usage_error("--random-stop: Liu & Talwar's 3 eps (STOC 2019, Thm 3.1) is for pure eps-DP "
+                                       "rounds; sparse-sgd's GDP filter is (eps, delta > 0)-DP");
+            st = cli_parse_real("random-stop", value, 0.0, 1, 1.0, 0, &a->random_stop);
+            break;
+        case O_SELECT:
+            st = cli_parse_real_list("select-lambda", value, 0.0, 1, INFINITY, 1, a->select, SP_MAX_CANDIDATES,
+                                     &a->nselect);
+            if (a->sgd) a->only = "--select-lambda";
+            break;
+        case O_SFRAC:
+            st = cli_parse_real("score-fraction", value, 0.0, 1, 1.0, 1, &a->score_fraction);
+            if (a->sgd) a->only = "--score-fraction";
+            break;
         }
         if (st) return st;
     }
@@ -192,6 +228,17 @@ static int parse_sp_args(int argc, char **argv, sp_args *a)
         return cli_usage_error("--classical: the classical Gaussian is only a guarantee for epsilon < 1, got %g", a->epsilon);
     if (a->sensitivity_l1 > 0.0 && a->delta > 0.0)
         return cli_usage_error("--sensitivity-l1: the Laplace mechanism's; needs --delta 0");
+    if (!(a->random_stop > 0.0)) {
+        if (a->nselect) return cli_usage_error("--select-lambda: needs --random-stop GAMMA (the private selection)");
+        if (a->score_fraction > 0.0) return cli_usage_error("--score-fraction: needs --random-stop GAMMA");
+        return 0;
+    }
+    if (a->delta > 0.0 && !a->non_private)
+        return cli_usage_error("--random-stop: Liu & Talwar's 3 eps (STOC 2019, Thm 3.1) is for pure eps-DP rounds: "
+                               "needs --delta 0 (Laplace), got %g", a->delta);
+    if (a->sensitivity_l1 > 0.0)
+        return cli_usage_error("--sensitivity-l1: holds for one lambda; --random-stop computes each candidate's own");
+    if (a->nselect && a->have_lambda) return cli_usage_error("--select-lambda: give it or --lambda, not both");
     return 0;
 }
 
@@ -266,6 +313,7 @@ typedef struct {
     uint64_t steps;
     int have_steps;
     const char *accounting;
+    const dpt_sparse_erm_result *sel;   /* random stopping's result, else NULL */
 } sp_report;
 
 static int print_report(const sp_args *a, const dpt_dataset *train, const dpt_dataset *test, const sp_report *r)
@@ -278,6 +326,9 @@ static int print_report(const sp_args *a, const dpt_dataset *train, const dpt_da
                     test != train ? "objective, excess risk and the non-private minimiser they are compared with"
                                   : "objective, excess risk, non-private minimiser, and the test metrics (there is "
                                     "no test set)");
+    if (r->sel && priv)
+        data_use_add(&use, USE_EVALUATION, "the number of rounds (and the run's time, which grows with it): not "
+                     "covered by Liu & Talwar's 3 eps, which releases the best round only");
     if (a->json) {
         json_t *doc = json_object();
         int bad = json_put(doc, "algorithm", cli_json_text(a->cmd));
@@ -305,6 +356,27 @@ static int print_report(const sp_args *a, const dpt_dataset *train, const dpt_da
         bad |= json_put(doc, "excess_risk", json_num(r->obj_private - r->obj_optimal, 'g', 10));
         bad |= json_put(doc, "test_loss", json_num(r->test_loss, 'g', 10));
         bad |= json_put(doc, "test_accuracy", json_num(r->test_accuracy, 'g', 10));
+        if (r->sel) {
+            const dpt_sparse_erm_result *e = r->sel;
+            json_t *sel = json_object(), *cand = json_array();
+            int sbad = json_put(sel, "method", cli_json_text("random stopping (Liu & Talwar, STOC 2019, Thm 3.1)"));
+            sbad |= json_put(sel, "random_stop", json_num(a->random_stop, 'g', 10));
+            for (size_t k = 0; k < (a->nselect ? a->nselect : 1); k++)
+                sbad |= json_array_append_new(cand, json_num(a->nselect ? a->select[k] : a->lambda, 'g', 10));
+            sbad |= json_put(sel, "candidates", cand);
+            sbad |= json_put(sel, "chosen_lambda", json_num(e->lambda, 'g', 10));
+            sbad |= json_put(sel, "rounds", json_integer((json_int_t)e->rounds));
+            sbad |= json_put(sel, "score_fraction", json_num(a->score_fraction, 'g', 10));
+            sbad |= json_put(sel, "round_epsilon", json_upper(priv ? e->round_epsilon : NAN));
+            sbad |= json_put(sel, "score_epsilon", json_upper(priv ? e->score_epsilon : NAN));
+            sbad |= json_put(sel, "score", json_num(e->score, 'g', 10));
+            sbad |= json_put(sel, "score_sensitivity", json_num(e->score_sensitivity, 'g', 10));
+            if (sbad) {
+                json_decref(sel);
+                sel = NULL;
+            }
+            bad |= json_put(doc, "selection", sel);
+        }
         bad |= json_put(doc, "data_use", data_use_json(&use));
         bad |= json_put(doc, "private", json_boolean(priv && !a->seed_given));
         bad |= json_put(doc, "accounting", cli_json_text(r->accounting));
@@ -321,6 +393,21 @@ static int print_report(const sp_args *a, const dpt_dataset *train, const dpt_da
         printf("epsilon (upper)    %s   at delta %s, certified\n", upper_text(r->epsilon, 0, ue),
                upper_text(r->delta, 0, ud));
     else printf("epsilon            not private\n");
+    if (r->sel) {
+        const dpt_sparse_erm_result *e = r->sel;
+        char ur[CLI_NUMBER_SIZE];
+        printf("selection          random stopping (Liu & Talwar, STOC 2019, Thm 3.1), gamma %g, %zu candidate%s: "
+               "lambda %.6g chosen\n", a->random_stop, a->nselect ? a->nselect : 1, a->nselect == 1 || !a->nselect ? "" : "s",
+               e->lambda);
+        printf("rounds             %llu%s\n", (unsigned long long)e->rounds,
+               priv ? "   (outside the guarantee: see the data use)" : "");
+        if (priv)
+            printf("round epsilon      %s = %.6g release + %.6g score (F = %g); total 3 x %.6g\n",
+                   upper_text(e->round_epsilon, 0, ur), e->round_epsilon - e->score_epsilon, e->score_epsilon,
+                   a->score_fraction, e->round_epsilon);
+        printf("score              %.6g (%smean training loss), sensitivity %.6g\n", e->score, priv ? "noisy " : "",
+               e->score_sensitivity);
+    }
     if (r->have_steps) {
         printf("steps              %llu\n", (unsigned long long)r->steps);
         if (priv) printf("mu spent (GDP)     %.6g\n", r->mu_spent);
@@ -425,7 +512,17 @@ int sparse_opt_command(int argc, char **argv)
         }
         eo.seed = a.seed;
         eo.rng = rng;
+        if (a.random_stop > 0.0) {
+            eo.random_stop = a.random_stop;
+            eo.select_lambdas = a.nselect ? a.select : NULL;
+            eo.select_count = a.nselect;
+            if (a.score_fraction > 0.0) eo.score_fraction = a.score_fraction;
+            a.score_fraction = eo.score_fraction;
+            eo.progress = NULL;       /* the rounds' count is unknown */
+            r.sel = &er;
+        }
         if ((st = dpt_sparse_erm(&train, &eo, w, &er, &err))) goto fail;
+        r.lambda = er.lambda;
         r.method = a.dense ? "dense output perturbation" : "output perturbation with l1 projection";
         r.mechanism = a.non_private ? "none" : a.delta > 0.0 ? (a.classical ? "classical gaussian" : "gaussian")
                                                               : "laplace";

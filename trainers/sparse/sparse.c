@@ -368,6 +368,7 @@ void dpt_mean_defaults(dpt_mean_options *opt)
     opt->measurements = 0;
     opt->rip_sensitivity = 0;
     opt->seed = 1;
+    opt->score_fraction = 0.1;
 }
 
 /* ME-2's default number of measurements, ceil(4 s ln(d/s)) clamped to
@@ -467,6 +468,108 @@ static int certified_factor(const double *A, size_t m, size_t d, size_t s, doubl
     return DPA_OK;
 }
 
+double dpt_mean_score_sensitivity(const double *zhat, size_t d, double L, size_t n)
+{
+    /* f(zhat; S) - f(zhat; S') = -2 <zhat, zbar - zbar'> for a fixed zhat
+     * (the round's release; the score's noise may depend on it: adaptive
+     * composition), and ||zbar - zbar'||_2 = ||z - z'||_2 / n <= 2L/n, so
+     * |f(S) - f(S')| <= 2 ||zhat||_2 2L/n by Cauchy-Schwarz; after the
+     * projection ||zhat||_2 <= ||zhat||_1 <= r.
+     * Floating point, u = DBL_EPSILON, N = ||zhat||_2 (computed within (d +
+     * 2) u, rounded up below): each computed zbar_j = fl(sum_i z_ij) / n is
+     * within (n + 1) u (1/n) sum_i |z_ij| of the exact, so ||computed zbar
+     * - zbar||_2 <= (n + 1) u L; the d-term dot product <zhat, zbar> is
+     * within (d + 1) u N L; ||zhat||^2 is the same number on both data sets;
+     * the final subtraction within u |f| <= u (N^2 + 2 N L).  So each
+     * computed f is within e = 2 N L (n + d + 2) u + u (N^2 + 2 N L) of the
+     * exact, and two neighbours' differ by at most 4 N L / n + 2 e; taken
+     * with a factor 2 on e. */
+    if (!zhat || n == 0) return NAN;
+    const double u = DBL_EPSILON;
+    double sq = 0.0;
+    for (size_t j = 0; j < d; j++) sq += zhat[j] * zhat[j];
+    double N = sqrt(sq) * (1.0 + (double)(d + 4) * u);
+    double e = 2.0 * N * L * (double)(n + d + 2) * u + u * (N * N + 2.0 * N * L);
+    return (4.0 * N * L / (double)n + 4.0 * e) * (1.0 + 4.0 * u);
+}
+
+/* ---- ME-1 with its radius chosen by random stopping (Liu & Talwar) -------------- */
+
+typedef struct {
+    const double *zbar, *cand;
+    size_t n, d;
+    double L, b;                /* the norm bound used, the Laplace scale of the release */
+    dpt_rng *rng;
+    dpt_lt_budget_t budget;
+    double *cur, *best;
+    double sens_cur, sens_best;
+} mean_sel;
+
+static int mean_round(void *ctx, size_t j, double *score, dpa_error *err)
+{
+    mean_sel *m = ctx;
+    double sq = 0.0, dot = 0.0;
+    for (size_t k = 0; k < m->d; k++) m->cur[k] = dpt_noise_laplace(m->rng, m->zbar[k], m->b);
+    dpt_project_l1_ball(m->cur, m->d, m->cand[j], m->cur);
+    for (size_t k = 0; k < m->d; k++) {
+        sq += m->cur[k] * m->cur[k];
+        dot += m->cur[k] * m->zbar[k];
+    }
+    m->sens_cur = dpt_mean_score_sensitivity(m->cur, m->d, m->L, m->n);
+    return dpt_lt_noisy("sparse mean: the score's Laplace scale", m->rng, sq - 2.0 * dot, m->sens_cur,
+                        m->budget.score, score, err);
+}
+
+static void mean_keep(void *ctx)
+{
+    mean_sel *m = ctx;
+    m->sens_best = m->sens_cur;
+}
+
+/* zbar the exact mean, L the bound with its slack; into estimate and *res. */
+static int mean_select(const dpt_mean_options *opt, const double *zbar, size_t n, size_t d, double L, double *estimate,
+                       dpt_mean_result *res, dpa_error *err)
+{
+    double r0 = L * sqrt((double)opt->sparsity);
+    mean_sel m = { .zbar = zbar, .cand = opt->select_count ? opt->select_radii : &r0, .n = n, .d = d, .L = L,
+                   .rng = opt->rng };
+    size_t count = opt->select_count ? opt->select_count : 1;
+    int st = dpt_lt_budget("sparse mean", opt->epsilon, opt->score_fraction, opt->random_stop, &m.budget, err);
+    if (st) return st;
+    /* the release: ME-1's Laplace, l1 sensitivity 2 L sqrt(s)/n, at eps_main */
+    res->sensitivity = 2.0 * L * sqrt((double)opt->sparsity) / (double)n;
+    res->noise_scale = res->sensitivity / m.budget.main;
+    m.b = dpt_scale_up(res->noise_scale);
+    if ((st = dpt_noise_check_scale(m.b, "sparse mean: the Laplace scale", err))) return st;
+    m.cur = malloc(d * sizeof *m.cur);
+    m.best = malloc(d * sizeof *m.best);
+    dpt_lt_outcome o;
+    if (!m.cur || !m.best)
+        st = dpt_fail(err, DPA_ENOMEM, "sparse mean: out of memory (d = %zu)", d);
+    else
+        st = dpt_lt_run(opt->rng, count, opt->random_stop, mean_round, mean_keep, &m, &m.cur, &m.best, &o, err);
+    if (!st) {
+        memcpy(estimate, m.best, d * sizeof *estimate);
+        res->radius = m.cand[o.best];
+        res->rounds = o.rounds;
+        res->score = o.score;
+        res->score_sensitivity = m.sens_best;
+        res->round_epsilon = m.budget.round;
+        res->score_epsilon = m.budget.score;
+        res->epsilon = m.budget.total;
+        res->delta = 0.0;
+        snprintf(res->accounting, sizeof res->accounting,
+                 "ME-1 with its radius chosen by Liu & Talwar random stopping (STOC 2019, Thm 3.1), gamma %g, %zu "
+                 "radii: 3 x (%.4g release + %.4g score) = %.6g pure DP (tuning accountant), replace-one; release "
+                 "Laplace b = %.4g; score Laplace, sensitivity %.4g",
+                 opt->random_stop, count, m.budget.main, m.budget.score, m.budget.total, res->noise_scale,
+                 res->score_sensitivity);
+    }
+    free(m.cur);
+    free(m.best);
+    return st;
+}
+
 int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double *estimate, dpt_mean_result *out,
                     dpa_error *err)
 {
@@ -497,6 +600,17 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
         return dpt_fail(err, DPA_EINVAL,
                         "sparse mean: the classical Gaussian formula is a guarantee only for epsilon < 1 "
                         "(Dwork-Roth Thm A.1), got epsilon = %g; use the analytic calibration", eps);
+    if (opt->random_stop != 0.0) {
+        if (opt->method != DPT_MEAN_PROJECTION)
+            return dpt_fail(err, DPA_EINVAL, "sparse mean: random stopping chooses ME-1's projection radius: the "
+                            "method must be the projection");
+        int st = dpt_lt_check("sparse mean", "radius", opt->select_radii, opt->select_count, opt->random_stop,
+                              opt->score_fraction, 1, delta, err);
+        if (st) return st;
+    } else if (opt->select_count) {
+        return dpt_fail(err, DPA_EINVAL, "sparse mean: %zu radius candidates but no random stopping (give "
+                        "random_stop, the stopping probability)", opt->select_count);
+    }
     size_t m = 0;
     if (opt->method == DPT_MEAN_COMPRESSED) {
         m = opt->measurements ? opt->measurements : default_measurements(d, s);
@@ -554,6 +668,14 @@ int dpt_sparse_mean(const dpt_dataset *data, const dpt_mean_options *opt, double
 
     dpt_mean_result res;
     memset(&res, 0, sizeof res);
+    if (opt->random_stop != 0.0) {
+        int st = mean_select(opt, zbar, n, d, L, estimate, &res, err);
+        free(zbar);
+        if (st) return st;
+        dpt_accounting_note(res.accounting, sizeof res.accounting, dpt_rng_privacy_note(opt->rng));
+        if (out) *out = res;
+        return DPA_OK;
+    }
     /* the noise from rng; ME-2's matrix A is public, data-independent
      * randomness: a seeded gsl_rng */
     dpt_rng *rng = opt->rng;

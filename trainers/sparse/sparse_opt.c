@@ -331,13 +331,11 @@ void dpt_sparse_erm_defaults(dpt_sparse_erm_options *opt)
     opt->delta = 1e-5;
     opt->project = 1;
     opt->seed = 1;
+    opt->score_fraction = 0.1;
 }
 
-int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, double *w, dpt_sparse_erm_result *out,
-                   dpa_error *err)
+static int erm_check(const dpt_sparse_erm_options *opt, dpa_error *err)
 {
-    if (!opt || !w || !out) return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-erm: options, w or result is NULL");
-    memset(out, 0, sizeof *out);
     if (!(opt->lambda > 0.0) || !isfinite(opt->lambda))
         return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-erm: lambda must be a finite number > 0, got %g", opt->lambda);
     if (!(opt->norm >= 0.0) || !isfinite(opt->norm))
@@ -367,23 +365,34 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
                             "ln(1.25/delta)) / eps is only a guarantee for eps < 1 (Dwork & Roth, Thm A.1); got eps %g",
                             opt->epsilon);
     }
-    csr c;
-    int st = csr_build(train, opt->sparsity, opt->norm, "sparse-erm", &c, err);
-    if (st) return st;
-    size_t n = c.n, d = c.d, s = c.s;
-    double L = c.L, lambda = opt->lambda, H = L * L / 4.0;
-    double *wopt = malloc(d * sizeof *wopt);
-    if (!wopt) {
-        st = dpt_fail(err, DPA_ENOMEM, "dptrain: sparse-erm: out of memory");
-        goto done;
+    if (opt->random_stop != 0.0) {
+        if (opt->sensitivity_l1 > 0.0)
+            return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-erm: a given l1 sensitivity holds for one lambda; random "
+                            "stopping computes each candidate's own (leave it 0)");
+        return dpt_lt_check("dptrain: sparse-erm", "lambda", opt->select_lambdas, opt->select_count, opt->random_stop,
+                            opt->score_fraction, !opt->noise_off, opt->delta, err);
     }
-    if (opt->progress) opt->progress(opt->progress_ctx, 0, 3);
-    st = d <= DPT_NEWTON_MAX_D ? erm_newton(&c, lambda, wopt, &out->solver_gradient, err)
-                               : erm_accelerated(&c, lambda, wopt, &out->solver_gradient, err);
-    if (st) goto done;
-    if (opt->progress) opt->progress(opt->progress_ctx, 1, 3);
-    out->objective_optimal = csr_objective(&c, wopt, lambda);
+    if (opt->select_count)
+        return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-erm: %zu lambda candidates but no random stopping (give "
+                        "random_stop, the stopping probability)", opt->select_count);
+    return DPA_OK;
+}
 
+static int erm_solve(const csr *c, double lambda, double *wopt, double *gnorm, dpa_error *err)
+{
+    return c->d <= DPT_NEWTON_MAX_D ? erm_newton(c, lambda, wopt, gnorm, err)
+                                    : erm_accelerated(c, lambda, wopt, gnorm, err);
+}
+
+/* The release at `lambda` with budget `eps` (Laplace when opt->delta = 0,
+ * else Gaussian at (eps, delta)) from the minimiser wopt, into w (may be
+ * wopt), with noise from rng (unused when opt->noise_off): out's
+ * noise_scale, sensitivity, epsilon and delta set, the mechanism in words
+ * in `what`; report: call opt->progress. */
+static int erm_release(const csr *c, const dpt_sparse_erm_options *opt, dpt_rng *rng, double lambda, double eps,
+                       const double *wopt, double *w, dpt_sparse_erm_result *out, char *what, size_t what_size,
+                       int report, dpa_error *err)
+{
     /* The sensitivities of w_lambda(S) under replace-one (note 2.4):
      * ||w_S - w_S'||_2 <= 2L / (lambda n) by lambda-strong convexity, and
      * ||.||_1 <= 2 sqrt(2s) L (H/lambda + 1) / (lambda n) from the
@@ -393,6 +402,9 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
      * the released w of two neighbours differ by at most the exact
      * minimisers' bound plus twice that (l2; sqrt(d) times it in l1), with a
      * relative 1e-6 for the rounding of the computed gradient norm. */
+    size_t n = c->n, d = c->d, s = c->s;
+    double L = c->L, H = L * L / 4.0;
+    int st = DPA_OK;
     double slack2 = 2.0 * DPT_ERM_TOLERANCE * (1.0 + 1e-6) / lambda;
     double l2sens = 2.0 * L / (lambda * (double)n) + slack2;
     double l1sens = opt->sensitivity_l1 > 0.0
@@ -402,24 +414,21 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
     double radius = L * sqrt((double)s) / lambda;     /* ||w_lambda(S)||_1 <= L sqrt(s) / lambda */
     /* a sensitivity that underflows would calibrate no noise at all, one
      * that overflows no finite noise: refuse both rather than release w */
-    if (!opt->noise_off && !(l2sens >= DBL_MIN && l1sens >= DBL_MIN && isfinite(l1sens) && isfinite(radius))) {
-        st = dpt_fail(err, DPA_EINVAL,
-                      "dptrain: sparse-erm: lambda = %g with n = %zu, L = %g puts the sensitivity 2L/(lambda n) = %g "
-                      "out of the floating-point range",
-                      lambda, n, L, l2sens);
-        goto done;
-    }
+    if (!opt->noise_off && !(l2sens >= DBL_MIN && l1sens >= DBL_MIN && isfinite(l1sens) && isfinite(radius)))
+        return dpt_fail(err, DPA_EINVAL,
+                        "dptrain: sparse-erm: lambda = %g with n = %zu, L = %g puts the sensitivity 2L/(lambda n) = %g "
+                        "out of the floating-point range",
+                        lambda, n, L, l2sens);
     int gaussian = opt->delta > 0.0;
-    char what[160];
     if (opt->noise_off) {
         out->noise_scale = 0.0;
         out->sensitivity = gaussian ? l2sens : l1sens;
         out->epsilon = INFINITY;
         out->delta = 0.0;
-        snprintf(what, sizeof what, "not private (no noise)");
+        snprintf(what, what_size, "not private (no noise)");
     } else if (gaussian) {
         double mult;
-        if ((st = dpt_gaussian_multiplier(opt->epsilon, opt->delta, opt->classical, &mult, err))) goto done;
+        if ((st = dpt_gaussian_multiplier(eps, opt->delta, opt->classical, &mult, err))) return st;
         out->sensitivity = l2sens;
         out->noise_scale = mult * l2sens;
         /* The guarantee actually met: the Gaussian with multiplier `mult` is
@@ -430,31 +439,197 @@ int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, 
          * 1.0000000000000022 for a target of 1, after a change of 2e-16 in
          * mu's bracket): the smaller. */
         dpa_bound e;
-        if ((st = dpa_gdp_epsilon(1.0 / mult, opt->delta, &e, err))) goto done;
-        out->epsilon = fmin(e.upper, opt->epsilon);
+        if ((st = dpa_gdp_epsilon(1.0 / mult, opt->delta, &e, err))) return st;
+        out->epsilon = fmin(e.upper, eps);
         out->delta = opt->delta;
-        snprintf(what, sizeof what, "%s Gaussian, sigma = %.6g x l2 sensitivity 2L/(lambda n) = %.6g",
+        snprintf(what, what_size, "%s Gaussian, sigma = %.6g x l2 sensitivity 2L/(lambda n) = %.6g",
                  opt->classical ? "classical" : "analytic (Balle & Wang 2018)", mult, l2sens);
     } else {
         out->sensitivity = l1sens;
-        out->noise_scale = l1sens / opt->epsilon;
-        out->epsilon = opt->epsilon;
+        out->noise_scale = l1sens / eps;
+        out->epsilon = eps;
         out->delta = 0.0;
-        snprintf(what, sizeof what, "Laplace, b = Delta_1 / eps, l1 sensitivity %s = %.6g",
+        snprintf(what, what_size, "Laplace, b = Delta_1 / eps, l1 sensitivity %s = %.6g",
                  opt->sensitivity_l1 > 0.0 ? "(given)" : "2 sqrt(2s) L (H/lambda + 1)/(lambda n)", l1sens);
     }
-    memcpy(w, wopt, d * sizeof *w);
+    if (w != wopt) memcpy(w, wopt, d * sizeof *w);
     if (!opt->noise_off) {
         double scale = dpt_scale_up(out->noise_scale);
-        if ((st = dpt_noise_check_scale(scale, "dptrain: sparse-erm: the noise scale", err))) goto done;
+        if ((st = dpt_noise_check_scale(scale, "dptrain: sparse-erm: the noise scale", err))) return st;
         for (size_t j = 0; j < d; j++)
-            w[j] = gaussian ? dpt_noise_gaussian(opt->rng, w[j], scale) : dpt_noise_laplace(opt->rng, w[j], scale);
+            w[j] = gaussian ? dpt_noise_gaussian(rng, w[j], scale) : dpt_noise_laplace(rng, w[j], scale);
     }
-    if (opt->progress) opt->progress(opt->progress_ctx, 2, 3);
+    if (report) opt->progress(opt->progress_ctx, 2, 3);
     /* Post-processing (note 2.4 step 3, 004:L73): the Euclidean projection
      * onto B_1(0, L sqrt(s) / lambda), which contains w_lambda(S). */
     if (opt->project) dpt_project_l1_ball(w, d, radius, w);
-    if (opt->progress) opt->progress(opt->progress_ctx, 3, 3);
+    if (report) opt->progress(opt->progress_ctx, 3, 3);
+    return DPA_OK;
+}
+
+double dpt_logistic_score_sensitivity(const double *w, size_t d, double L, size_t s, size_t n)
+{
+    /* The score is g(S) = (1/n) sum_i f(w; x_i, y_i) at a fixed w (the
+     * round's release; the score's noise may depend on it: adaptive
+     * composition).  |y x.w| <= ||x||_2 ||w||_2 <= L ||w||_2 = B, and f is
+     * decreasing in the margin, so each loss lies in [ln(1 + e^-B), ln(1 +
+     * e^B)] within [0, M], M = ln(1 + e^B); replacing one row moves the mean
+     * by at most M / n (the regulariser does not see the data, and is not
+     * in the score).  With the l1 projection ||w||_2 <= ||w||_1 <= L sqrt(s)
+     * / lambda, so B <= L^2 sqrt(s) / lambda whatever the noise; the dense
+     * baseline has no such a priori bound, but the bound at the released w
+     * is as valid (and finite).
+     * Floating point, u = DBL_EPSILON: ||w||_2 is computed within (d + 2) u
+     * (rounded up below); each margin (a sum of <= s products) within (s +
+     * 1) u B, and f has slope <= 1, so each computed loss is within (s + 1)
+     * u B + 4 u M of the exact; the sum of n terms in [0, M] within (n + 1)
+     * u n M; so the computed mean is within e = (s + 5) u B + (n + 6) u M of
+     * the exact, and two neighbours' computed scores differ by at most M / n
+     * + 2 e.  Taken with a factor 2 on e and M rounded up. */
+    if (!w || n == 0) return NAN;
+    const double u = DBL_EPSILON;
+    double nrm = 0.0;
+    for (size_t j = 0; j < d; j++) nrm += w[j] * w[j];
+    double B = L * sqrt(nrm) * (1.0 + (double)(d + 4) * u);
+    double M = (B + log1p(exp(-B))) * (1.0 + 8.0 * u);      /* ln(1 + e^B), B >= 0 */
+    double e = (double)(s + 5) * u * B + (double)(n + 6) * u * M;
+    return (M / (double)n + 4.0 * e) * (1.0 + 4.0 * u);
+}
+
+/* ---- private selection of lambda by random stopping (Liu & Talwar) ---------- */
+
+typedef struct {
+    const csr *c;
+    const dpt_sparse_erm_options *opt;
+    const double *cand;
+    size_t count;
+    dpt_rng *noise;             /* NULL: no noise */
+    dpt_lt_budget_t b;
+    double *wopt;               /* count x d minimisers, solved when first drawn */
+    double *gnorm;              /* their solver gradients (NaN: not solved yet) */
+    double *cur, *best;         /* the round's release, the best so far */
+    dpt_sparse_erm_result rcur, rbest;
+} erm_sel;
+
+static int erm_round(void *ctx, size_t j, double *score, dpa_error *err)
+{
+    erm_sel *s = ctx;
+    const csr *c = s->c;
+    double lambda = s->cand[j], *wj = s->wopt + j * c->d;
+    int st;
+    if (isnan(s->gnorm[j]) && (st = erm_solve(c, lambda, wj, &s->gnorm[j], err))) return st;
+    memset(&s->rcur, 0, sizeof s->rcur);
+    st = erm_release(c, s->opt, s->noise, lambda, s->b.main, wj, s->cur, &s->rcur, s->rcur.accounting,
+                     sizeof s->rcur.accounting, 0, err);
+    if (st) return st;
+    s->rcur.lambda = lambda;
+    s->rcur.solver_gradient = s->gnorm[j];
+    s->rcur.score_sensitivity = dpt_logistic_score_sensitivity(s->cur, c->d, c->L, c->s, c->n);
+    return dpt_lt_noisy("dptrain: sparse-erm: the score's Laplace scale", s->noise, csr_objective(c, s->cur, 0.0),
+                        s->rcur.score_sensitivity, s->b.score, score, err);
+}
+
+static void erm_keep(void *ctx)
+{
+    erm_sel *s = ctx;
+    s->rbest = s->rcur;
+}
+
+static int erm_select(const csr *c, const dpt_sparse_erm_options *opt, double *w, dpt_sparse_erm_result *out,
+                      dpa_error *err)
+{
+    size_t d = c->d;
+    erm_sel s = { .c = c, .opt = opt, .cand = opt->select_count ? opt->select_lambdas : &opt->lambda,
+                  .count = opt->select_count ? opt->select_count : 1 };
+    dpt_rng *rng = NULL, *owned = NULL;
+    int st = dpt_run_rng(opt->rng, !opt->noise_off, opt->seed, "dptrain: sparse-erm", &rng, &owned, err);
+    if (st) return st;
+    if (opt->noise_off) s.b = (dpt_lt_budget_t){ 0.0, 0.0, 0.0, INFINITY };
+    else if ((st = dpt_lt_budget("dptrain: sparse-erm", opt->epsilon, opt->score_fraction, opt->random_stop, &s.b,
+                                 err)))
+        goto done;
+    s.noise = opt->noise_off ? NULL : rng;
+    if (s.count > SIZE_MAX / sizeof(double) / d) {
+        st = dpt_fail(err, DPA_ENOMEM, "dptrain: sparse-erm: %zu candidates x %zu features do not fit in memory",
+                      s.count, d);
+        goto done;
+    }
+    s.wopt = malloc(s.count * d * sizeof *s.wopt);
+    s.gnorm = malloc(s.count * sizeof *s.gnorm);
+    s.cur = malloc(d * sizeof *s.cur);
+    s.best = malloc(d * sizeof *s.best);
+    if (!s.wopt || !s.gnorm || !s.cur || !s.best) {
+        st = dpt_fail(err, DPA_ENOMEM, "dptrain: sparse-erm: out of memory (%zu candidates x %zu features)", s.count,
+                      d);
+        goto done;
+    }
+    for (size_t k = 0; k < s.count; k++) s.gnorm[k] = NAN;
+    dpt_lt_outcome o;
+    if ((st = dpt_lt_run(rng, s.count, opt->random_stop, erm_round, erm_keep, &s, &s.cur, &s.best, &o, err)))
+        goto done;
+    double lambda = s.cand[o.best];
+    memcpy(w, s.best, d * sizeof *w);
+    *out = s.rbest;
+    out->objective_private = csr_objective(c, w, lambda);
+    out->objective_optimal = csr_objective(c, s.wopt + o.best * d, lambda);
+    out->rounds = o.rounds;
+    out->score = o.score;
+    out->round_epsilon = s.b.round;
+    out->score_epsilon = s.b.score;
+    out->epsilon = s.b.total;
+    out->delta = 0.0;
+    if (opt->noise_off)
+        snprintf(out->accounting, sizeof out->accounting,
+                 "not private (no noise); random stopping (gamma %g) over %zu lambda candidates, %s", opt->random_stop,
+                 s.count, opt->project ? "l1 projection" : "dense");
+    else {
+        snprintf(out->accounting, sizeof out->accounting,
+                 "Liu & Talwar random stopping (STOC 2019, Thm 3.1), gamma %g, %zu lambdas: 3 x (%.4g release + %.4g "
+                 "score) = %.6g pure DP (tuning accountant), replace-one; release Laplace b = %.4g%s; score Laplace, "
+                 "sensitivity %.4g",
+                 opt->random_stop, s.count, s.b.main, s.b.score, s.b.total, out->noise_scale,
+                 opt->project ? ", l1 projection" : ", dense", out->score_sensitivity);
+        dpt_accounting_note(out->accounting, sizeof out->accounting, dpt_rng_privacy_note(opt->rng));
+    }
+done:
+    free(s.wopt);
+    free(s.gnorm);
+    free(s.cur);
+    free(s.best);
+    dpt_rng_free(owned);
+    return st;
+}
+
+int dpt_sparse_erm(const dpt_dataset *train, const dpt_sparse_erm_options *opt, double *w, dpt_sparse_erm_result *out,
+                   dpa_error *err)
+{
+    if (!opt || !w || !out) return dpt_fail(err, DPA_EINVAL, "dptrain: sparse-erm: options, w or result is NULL");
+    memset(out, 0, sizeof *out);
+    int st = erm_check(opt, err);
+    if (st) return st;
+    csr c;
+    if ((st = csr_build(train, opt->sparsity, opt->norm, "sparse-erm", &c, err))) return st;
+    if (opt->random_stop != 0.0) {
+        st = erm_select(&c, opt, w, out, err);
+        csr_free(&c);
+        return st;
+    }
+    size_t n = c.n, d = c.d, s = c.s;
+    double L = c.L, lambda = opt->lambda;
+    int report = opt->progress != NULL;
+    double *wopt = malloc(d * sizeof *wopt);
+    if (!wopt) {
+        st = dpt_fail(err, DPA_ENOMEM, "dptrain: sparse-erm: out of memory");
+        goto done;
+    }
+    if (report) opt->progress(opt->progress_ctx, 0, 3);
+    if ((st = erm_solve(&c, lambda, wopt, &out->solver_gradient, err))) goto done;
+    if (report) opt->progress(opt->progress_ctx, 1, 3);
+    out->objective_optimal = csr_objective(&c, wopt, lambda);
+    char what[160];
+    if ((st = erm_release(&c, opt, opt->rng, lambda, opt->epsilon, wopt, w, out, what, sizeof what, report, err)))
+        goto done;
+    out->lambda = lambda;
     out->objective_private = csr_objective(&c, w, lambda);
     snprintf(out->accounting, sizeof out->accounting,
              "output perturbation (Ghazi et al.), replace-one; %s; %s; n = %zu, s = %zu, L = %.6g, H = L^2/4", what,
