@@ -190,6 +190,7 @@ typedef struct {
     double *ones;   /* BLOCK: for the bias gradients, sums of rows as a product */
     double *vt;     /* convex, for the logits: d x P K, column (i, c) = V_i[:, c] */
     double *gv;     /* convex, for the gradient: d x P K, the sum of the blocks' X^T R~ */
+    int gv_set;     /* whether a block has written gv yet */
 } work;
 
 /* What a workspace is for: the convex model's d x P K copies are made only
@@ -238,7 +239,10 @@ static int work_alloc(const dpt_model *m, work *w, work_use use, dpa_error *err)
     if (!convex || use == WORK_GATES) return DPA_OK;
     /* d P K = the parameter count: no overflow (check_spec) */
     w->vt = malloc(m->size * sizeof *w->vt);
-    if (use == WORK_GRADIENT) w->gv = calloc(m->size, sizeof *w->gv);
+    /* not calloc: the first block writes gv (gv_set), and a product reading
+     * calloc's fresh zero pages before writing them costs each page a
+     * copy-on-write fault and a TLB flush of every thread's CPU */
+    if (use == WORK_GRADIENT) w->gv = malloc(m->size * sizeof *w->gv);
     if (!w->vt || (use == WORK_GRADIENT && !w->gv)) {
         work_free(w);
         return dpt_fail(err, DPA_ENOMEM, "model: cannot allocate a workspace of %zu doubles for the convex model",
@@ -468,7 +472,9 @@ static void accumulate(const dpt_model *m, int n, work *w, double *grad)
             for (size_t i = 0; i < m->hidden; i++)
                 for (size_t c = 0; c < m->K; c++) t[i * m->K + c] = a[i] * z[c];
         }
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d, PK, n, 1.0, w->x, d, w->t, PK, 1.0, w->gv, PK);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d, PK, n, 1.0, w->x, d, w->t, PK, w->gv_set ? 1.0 : 0.0,
+                    w->gv, PK);
+        w->gv_set = 1;
         break;
     }
     case DPT_MODEL_RELU: {       /* dU = G^T X, db1 = G^T 1, dA = R^T H, db2 = R^T 1 */
@@ -523,7 +529,7 @@ double dpt_model_clipped_grad_sum(const dpt_model *m, const dpt_dataset *data, c
         int nb = (int)(b - r0 < BLOCK ? b - r0 : BLOCK);
         loss += block_grad(m, data, rows + r0, nb, clip, grad, norms ? norms + r0 : NULL, &w);
     }
-    if (m->spec.kind == DPT_MODEL_CONVEX && b) convex_add_gradient(m, &w, grad);
+    if (w.gv_set) convex_add_gradient(m, &w, grad);
     work_free(&w);
     return loss;
 }
