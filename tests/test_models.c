@@ -5,7 +5,8 @@
  * computed here from the logits; the closed-form per-example norms are the
  * norms of the per-example gradients; clipping bounds every contribution
  * and the batch is the sum of its clipped examples; the convex model is
- * gated-linear (gates recovered here by probing with basis vectors); the
+ * gated-linear (gates recovered here by probing with basis vectors), and
+ * its logits, clipped gradient sum and norms are those of plain loops; the
  * smoothness bound dominates a finite-difference Hessian; bad input is
  * refused with a message.
  */
@@ -350,6 +351,105 @@ START_TEST(convex_logits_are_gated_linear)
 }
 END_TEST
 
+/* The convex model's logits, clipped gradient sum, per-example norms and
+ * loss against plain loops over the probed gates: z_c = sum_i a_i(x)
+ * sum_j x_j V_i[j, c], each example's gradient a_i(x) x_j (p - e_y)_c
+ * built entry by entry, its norm summed entry by entry, scaled by
+ * min(1, C / norm) and added up.  P = 5, K = 4, a batch of 350 rows (several
+ * blocks, repeated rows) and C the median norm, so that about half the rows
+ * are clipped; the sum is added to a grad that held something. */
+START_TEST(convex_gradient_matches_plain_loops)
+{
+    const size_t d = 6, K = 4, P = 5, n = 300, b = 350;
+    dpt_dataset D = random_data(n, d, K, 31);
+    size_t *rows = malloc(b * sizeof *rows);
+    for (size_t k = 0; k < b; k++) rows[k] = (11 * k + 3) % n;
+    dpt_model *probe = random_model(DPT_MODEL_CONVEX, d, K, P, 1, 6, 1.0);
+    dpt_model *m = random_model(DPT_MODEL_CONVEX, d, K, P, 1, 6, 1.0);   /* the same gates and v */
+    double *a = malloc(n * P * sizeof *a);
+    probe_gates(probe, &D, P, K, a);
+    size_t np = dpt_model_size(m);
+    ck_assert_uint_eq(np, P * d * K);
+    const double *v = dpt_model_params(m);
+    double *z = malloc(b * K * sizeof *z), *res = malloc(b * K * sizeof *res), *norms = malloc(b * sizeof *norms);
+    double *x = malloc(b * d * sizeof *x), *got_z = malloc(b * K * sizeof *got_z), loss = 0.0;
+    for (size_t k = 0; k < b; k++) {
+        const double *xr = D.x + rows[k] * d, *ar = a + rows[k] * P;
+        memcpy(x + k * d, xr, d * sizeof *x);
+        double top = -INFINITY, s = 0.0, sq = 0.0;
+        for (size_t c = 0; c < K; c++) {
+            z[k * K + c] = 0.0;
+            for (size_t i = 0; i < P; i++)
+                for (size_t j = 0; j < d; j++) z[k * K + c] += ar[i] * xr[j] * v[(i * d + j) * K + c];
+            top = fmax(top, z[k * K + c]);
+        }
+        for (size_t c = 0; c < K; c++) s += exp(z[k * K + c] - top);
+        size_t y = (size_t)D.y[rows[k]];
+        loss += top + log(s) - z[k * K + y];
+        for (size_t c = 0; c < K; c++) res[k * K + c] = exp(z[k * K + c] - top) / s - (c == y ? 1.0 : 0.0);
+        for (size_t i = 0; i < P; i++)
+            for (size_t j = 0; j < d; j++)
+                for (size_t c = 0; c < K; c++) sq += pow(ar[i] * xr[j] * res[k * K + c], 2);
+        norms[k] = sqrt(sq);
+    }
+    /* the logits of the gathered rows */
+    dpt_model_logits(m, x, b, got_z);
+    double worst = 0.0;
+    for (size_t k = 0; k < b; k++) worst = fmax(worst, rel_err(got_z + k * K, z + k * K, K));
+    ck_assert_msg(worst <= 1e-13, "logits differ from the plain loops by %g", worst);
+    /* C the median norm; the reference sum */
+    double *sorted = malloc(b * sizeof *sorted);
+    memcpy(sorted, norms, b * sizeof *sorted);
+    for (size_t i = 1; i < b; i++)
+        for (size_t j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+            double t = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = t;
+        }
+    double C = sorted[b / 2], *ref = calloc(np, sizeof *ref);
+    size_t clipped = 0, inactive = 0;
+    for (size_t k = 0; k < b; k++) {
+        const double *xr = D.x + rows[k] * d, *ar = a + rows[k] * P;
+        double f = norms[k] > C ? C / norms[k] : 1.0;
+        clipped += f < 1.0;
+        for (size_t i = 0; i < P; i++) {
+            inactive += ar[i] == 0.0;
+            for (size_t j = 0; j < d; j++)
+                for (size_t c = 0; c < K; c++) ref[(i * d + j) * K + c] += f * ar[i] * xr[j] * res[k * K + c];
+        }
+    }
+    ck_assert(clipped > b / 4 && clipped < b);
+    ck_assert(inactive > b * P / 4 && inactive < 3 * b * P / 4);
+    double *g = malloc(np * sizeof *g), *got_norms = malloc(b * sizeof *got_norms);
+    for (size_t k = 0; k < np; k++) g[k] = 0.01 * (double)k;
+    dpa_error err = { 0 };
+    double got_loss = dpt_model_clipped_grad_sum(m, &D, rows, b, C, g, got_norms, &err);
+    ck_assert_msg(!isnan(got_loss), "%s", err.message);
+    ck_assert_msg(fabs(got_loss - loss) <= 1e-12 * loss, "loss %.17g, plain loops %.17g", got_loss, loss);
+    for (size_t k = 0; k < np; k++) g[k] -= 0.01 * (double)k;
+    double e = rel_err(g, ref, np), worst_norm = 0.0;
+    for (size_t k = 0; k < b; k++) worst_norm = fmax(worst_norm, fabs(got_norms[k] - norms[k]) / norms[k]);
+    printf("convex model vs plain loops: %zu of %zu rows clipped, gradient sum relative error %.2e, norms %.2e\n",
+           clipped, b, e, worst_norm);
+    ck_assert_msg(e <= 1e-12, "the clipped gradient sum differs from the plain loops by %g", e);
+    ck_assert_msg(worst_norm <= 1e-12, "a norm differs from the plain loops' by %g", worst_norm);
+    free(g);
+    free(got_norms);
+    free(ref);
+    free(sorted);
+    free(x);
+    free(got_z);
+    free(z);
+    free(res);
+    free(norms);
+    free(a);
+    free(rows);
+    dpt_model_free(probe);
+    dpt_model_free(m);
+    dpt_dataset_free(&D);
+}
+END_TEST
+
 /* The largest eigenvalue of the central-difference Hessian (h = 1e-4) of
  * row r's cross-entropy. */
 static double fd_hessian_top(dpt_model *m, const dpt_dataset *D, size_t r)
@@ -568,6 +668,7 @@ int main(void)
     tcase_add_test(tc, norms_are_the_gradient_norms);
     tcase_add_test(tc, clipping_bounds_each_contribution);
     tcase_add_test(tc, convex_logits_are_gated_linear);
+    tcase_add_test(tc, convex_gradient_matches_plain_loops);
     tcase_add_test(tc, smoothness_bounds_the_hessian);
     tcase_add_test(tc, evaluate_matches_logits);
     tcase_add_test(tc, initialisation);

@@ -480,6 +480,74 @@ static void trainer_benches(void)
     dpt_dataset_free(&est);
 }
 
+/* xorshift64 draws, uniform on [0, 1), into v[0..n-1]: data for timings only. */
+static void fill_uniform(double *v, size_t n, unsigned long long *z)
+{
+    for (size_t i = 0; i < n; i++) {
+        *z ^= *z << 13; *z ^= *z >> 7; *z ^= *z << 17;
+        v[i] = (double)(*z >> 11) / 9007199254740992.0;
+    }
+}
+
+/* The convex model's products (trainers/classify/models.c): one clipped
+ * gradient sum of a batch of 1000 rows and the logits of the same rows, at
+ * Fashion-MNIST's d = 784, K = 10, for P = 64, 128, 256 gates.  Random
+ * pixels in [0, 1) and weights in [-0.005, 0.005): about half the gates
+ * active, and clip 1 cuts some rows and not others. */
+struct convex_case { dpt_model *m; dpt_dataset *data; size_t *rows; double *grad, *logits; };
+
+static void convex_grad_sum(void *p)
+{
+    struct convex_case *c = p;
+    dpa_error err = { 0 };
+    if (isnan(dpt_model_clipped_grad_sum(c->m, c->data, c->rows, c->data->n, 1.0, c->grad, NULL, &err))) die(&err);
+}
+
+static void convex_logits(void *p)
+{
+    struct convex_case *c = p;
+    dpt_model_logits(c->m, c->data->x, c->data->n, c->logits);
+}
+
+static void convex_model_benches(void)
+{
+    const size_t b = 1000, d = 784, K = 10, gates[] = { 64, 128, 256 };
+    dpa_error err = { 0 };
+    dpt_dataset data = { 0 };
+    if (dpt_dataset_alloc(&data, b, d, &err)) die(&err);
+    unsigned long long z = 2463534242ULL;
+    fill_uniform(data.x, b * d, &z);
+    size_t *rows = malloc(b * sizeof *rows);
+    double *logits = malloc(b * K * sizeof *logits);
+    if (!rows || !logits) exit(1);
+    for (size_t i = 0; i < b; i++) {
+        rows[i] = i;
+        data.y[i] = (double)(i % K);
+    }
+    for (int g = 0; g < 3; g++) {
+        dpt_model_spec spec = { DPT_MODEL_CONVEX, K, gates[g], 1, 1 };
+        dpt_model *m;
+        if (dpt_model_new(&spec, d, &m, &err)) die(&err);
+        /* grad written, not calloc'ed: the sums would otherwise first read
+         * and then write zero pages, which costs each page a fault */
+        double *v = dpt_model_params(m), *grad = malloc(dpt_model_size(m) * sizeof *grad);
+        if (!grad) exit(1);
+        memset(grad, 0, dpt_model_size(m) * sizeof *grad);
+        fill_uniform(v, dpt_model_size(m), &z);
+        for (size_t k = 0; k < dpt_model_size(m); k++) v[k] = 0.01 * (v[k] - 0.5);
+        struct convex_case c = { m, &data, rows, grad, logits };
+        char size[64];
+        snprintf(size, sizeof size, "b=1000, d=784, K=10, P=%zu", gates[g]);
+        report("convex model: clipped gradient sum", size, convex_grad_sum, &c);
+        report("convex model: logits", size, convex_logits, &c);
+        free(grad);
+        dpt_model_free(m);
+    }
+    free(rows);
+    free(logits);
+    dpt_dataset_free(&data);
+}
+
 /* Koskela's (arXiv 2024) trainers: one DP-SGD epoch (batch 1000, sigma 15 given, the
  * accounting included) of softmax regression and of the convex model with
  * P = 64 gates on Fashion-MNIST's 60,000 training images, when Debian's
@@ -560,10 +628,7 @@ static void seed_002_004_benches(void)
     dpt_dataset data = { 0 };
     if (dpt_dataset_alloc(&data, 1000, 784, &err)) die(&err);
     unsigned long long z = 88172645463325252ULL;
-    for (size_t i = 0; i < data.n * data.d; i++) {
-        z ^= z << 13; z ^= z >> 7; z ^= z << 17;
-        data.x[i] = (double)(z >> 11) / 9007199254740992.0;
-    }
+    fill_uniform(data.x, data.n * data.d, &z);
     for (size_t i = 0; i < data.n; i++) data.y[i] = (double)(i % 10);
     dpt_ntk_options o;
     dpt_ntk_defaults(&o);
@@ -830,6 +895,7 @@ int main(void)
     shuffle_benches();
     noise_benches();
     trainer_benches();
+    convex_model_benches();
     classification_benches();
     seed_002_004_benches();
     issue_21_22_benches();

@@ -32,7 +32,10 @@
 
 /* Examples per matrix product: large enough for BLAS to run at speed,
  * small enough that the workspace (BLOCK x max(d, K, P, W) doubles a
- * buffer) stays a few megabytes for image-sized inputs. */
+ * buffer, BLOCK x P K for the convex model's products) stays a few
+ * megabytes for image-sized inputs.  The convex model's products (784 x
+ * 640 at Fashion-MNIST's d and P = 64, up to P = 256) ran no faster per row
+ * with blocks of 256, 512 or 1024 rows (tests/bench, OpenBLAS). */
 enum { BLOCK = 128 };
 
 struct dpt_model {
@@ -181,14 +184,43 @@ typedef struct {
     double *x;      /* BLOCK x d: the batch's examples, gathered */
     double *z;      /* BLOCK x K: logits, then the residuals p - e_y, then clipped */
     double *h;      /* BLOCK x hidden: the convex gates a_i(x) / the ReLU activations h */
-    double *t;      /* BLOCK x max(K, W): a convex gate's product / the ReLU layer's g */
+    double *t;      /* BLOCK x max(K, W) / BLOCK x P K (convex): the products X V_i of every
+                     * gate side by side, then the gated residuals / the ReLU layer's g */
     double *c;      /* BLOCK: the norms, then the clip factors */
     double *ones;   /* BLOCK: for the bias gradients, sums of rows as a product */
+    double *vt;     /* convex, for the logits: d x P K, column (i, c) = V_i[:, c] */
+    double *gv;     /* convex, for the gradient: d x P K, the sum of the blocks' X^T R~ */
+    int gv_set;     /* whether a block has written gv yet */
 } work;
 
-static int work_alloc(const dpt_model *m, work *w, dpa_error *err)
+/* What a workspace is for: the convex model's d x P K copies are made only
+ * where they are used. */
+typedef enum { WORK_GATES, WORK_LOGITS, WORK_GRADIENT } work_use;
+
+static void work_free(work *w)
 {
-    size_t wide = m->K > m->hidden ? m->K : m->hidden;
+    free(w->x);
+    free(w->vt);
+    free(w->gv);
+}
+
+/* The convex parameters, P blocks V_i of d x K (dptrain.h's layout), as
+ * the one d x P K matrix [V_1 ... V_P], so that X times it gives every
+ * gate's product in one matrix multiplication: P products of K = 10
+ * columns each run BLAS far below its speed, one of P K columns does not. */
+static void convex_side_by_side(const dpt_model *m, double *vt)
+{
+    size_t d = m->d, K = m->K, PK = m->hidden * m->K;
+    for (size_t i = 0; i < m->hidden; i++)
+        for (size_t j = 0; j < d; j++) memcpy(vt + j * PK + i * K, m->params + (i * d + j) * K, K * sizeof *vt);
+}
+
+static int work_alloc(const dpt_model *m, work *w, work_use use, dpa_error *err)
+{
+    memset(w, 0, sizeof *w);
+    int convex = m->spec.kind == DPT_MODEL_CONVEX;
+    /* P K <= the parameter count, which fits an int (check_spec) */
+    size_t wide = convex && use != WORK_GATES ? m->hidden * m->K : m->K > m->hidden ? m->K : m->hidden;
     /* each dimension is at most INT_MAX (check_spec), so this cannot overflow
      * a 64-bit size_t; the check is for 32-bit ones */
     size_t per_row = m->d + m->K + m->hidden + wide + 2;
@@ -204,10 +236,21 @@ static int work_alloc(const dpt_model *m, work *w, dpa_error *err)
     w->c = w->t + (size_t)BLOCK * wide;
     w->ones = w->c + BLOCK;
     for (int r = 0; r < BLOCK; r++) w->ones[r] = 1.0;
+    if (!convex || use == WORK_GATES) return DPA_OK;
+    /* d P K = the parameter count: no overflow (check_spec) */
+    w->vt = malloc(m->size * sizeof *w->vt);
+    /* not calloc: the first block writes gv (gv_set), and a product reading
+     * calloc's fresh zero pages before writing them costs each page a
+     * copy-on-write fault and a TLB flush of every thread's CPU */
+    if (use == WORK_GRADIENT) w->gv = malloc(m->size * sizeof *w->gv);
+    if (!w->vt || (use == WORK_GRADIENT && !w->gv)) {
+        work_free(w);
+        return dpt_fail(err, DPA_ENOMEM, "model: cannot allocate a workspace of %zu doubles for the convex model",
+                        m->size);
+    }
+    convex_side_by_side(m, w->vt);
     return DPA_OK;
 }
-
-static void work_free(work *w) { free(w->x); }
 
 /* ---- forward ------------------------------------------------------------------- */
 
@@ -234,21 +277,23 @@ static void softmax_forward(const dpt_model *m, const double *X, int n, double *
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, K, d, 1.0, X, d, m->params, d, 1.0, Z, K);
 }
 
-/* Z = sum_i diag(a_i) X V_i, V_i the d x K block of gate i (it starts at
- * i d K with leading dimension K): one product per gate, masked by its
- * gate.  The blocks are contiguous, so the whole of v is also the
- * (P d) x K matrix of phi(x)^T v, but building phi would cost P times X. */
+/* Z = sum_i diag(a_i) X V_i: T = X [V_1 ... V_P] (n x P K, w->vt) in one
+ * product, then each row's sum of its active gates' K columns.  An
+ * inactive gate's columns are skipped, not multiplied by 0, so that they
+ * add nothing even when not finite. */
 static void convex_forward(const dpt_model *m, const double *X, int n, double *Z, work *w)
 {
-    int d = (int)m->d, K = (int)m->K, P = (int)m->hidden;
+    int d = (int)m->d, PK = (int)(m->hidden * m->K);
+    size_t K = m->K, P = m->hidden;
     convex_gates(m, X, n, w->h);
-    memset(Z, 0, (size_t)n * m->K * sizeof *Z);
-    for (int i = 0; i < P; i++) {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, K, d, 1.0, X, d, m->params + (size_t)i * m->d * m->K,
-                    K, 0.0, w->t, K);
-        for (int r = 0; r < n; r++)
-            if (w->h[(size_t)r * (size_t)P + (size_t)i] != 0.0)
-                cblas_daxpy(K, 1.0, w->t + (size_t)r * m->K, 1, Z + (size_t)r * m->K, 1);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, PK, d, 1.0, X, d, w->vt, PK, 0.0, w->t, PK);
+    for (size_t r = 0; r < (size_t)n; r++) {
+        double *z = Z + r * K;
+        const double *t = w->t + r * P * K, *a = w->h + r * P;
+        memset(z, 0, K * sizeof *z);
+        for (size_t i = 0; i < P; i++)
+            if (a[i] != 0.0)
+                for (size_t c = 0; c < K; c++) z[c] += t[i * K + c];
     }
 }
 
@@ -279,7 +324,7 @@ void dpt_model_logits(const dpt_model *m, const double *x, size_t n, double *log
 {
     if (!m || !x || !logits || n == 0) return;
     work w;
-    if (work_alloc(m, &w, NULL) != DPA_OK) {
+    if (work_alloc(m, &w, WORK_LOGITS, NULL) != DPA_OK) {
         /* no status to return: NaN logits cannot be mistaken for results */
         for (size_t k = 0; k < n * m->K; k++) logits[k] = NAN;
         return;
@@ -409,7 +454,8 @@ static void clip_rows(const dpt_model *m, int n, double clip, work *w)
 
 /* grad += the sum of the n clipped gradients: with the residuals R already
  * scaled by their clip factors, each block of the gradient is one product
- * (a bias's is R^T 1). */
+ * (a bias's is R^T 1).  The convex model's goes to w->gv, added into grad
+ * by convex_add_gradient once the batch is done. */
 static void accumulate(const dpt_model *m, int n, work *w, double *grad)
 {
     int d = (int)m->d, K = (int)m->K, H = (int)m->hidden;
@@ -418,16 +464,19 @@ static void accumulate(const dpt_model *m, int n, work *w, double *grad)
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, d, n, 1.0, w->z, K, w->x, d, 1.0, grad, d);
         cblas_dgemv(CblasRowMajor, CblasTrans, n, K, 1.0, w->z, K, w->ones, 1, 1.0, grad + m->K * m->d, 1);
         break;
-    case DPT_MODEL_CONVEX:       /* dV_i = X^T diag(a_i) R */
-        for (int i = 0; i < H; i++) {
-            for (int r = 0; r < n; r++) {
-                double a = w->h[(size_t)r * m->hidden + (size_t)i];
-                for (size_t c = 0; c < m->K; c++) w->t[(size_t)r * m->K + c] = a * w->z[(size_t)r * m->K + c];
-            }
-            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d, K, n, 1.0, w->x, d, w->t, K, 1.0,
-                        grad + (size_t)i * m->d * m->K, K);
+    case DPT_MODEL_CONVEX: {     /* [dV_1 ... dV_P] = X^T R~, R~ = [diag(a_1) R ... diag(a_P) R] */
+        int PK = H * K;
+        for (size_t r = 0; r < (size_t)n; r++) {
+            const double *a = w->h + r * m->hidden, *z = w->z + r * m->K;
+            double *t = w->t + r * m->hidden * m->K;
+            for (size_t i = 0; i < m->hidden; i++)
+                for (size_t c = 0; c < m->K; c++) t[i * m->K + c] = a[i] * z[c];
         }
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d, PK, n, 1.0, w->x, d, w->t, PK, w->gv_set ? 1.0 : 0.0,
+                    w->gv, PK);
+        w->gv_set = 1;
         break;
+    }
     case DPT_MODEL_RELU: {       /* dU = G^T X, db1 = G^T 1, dA = R^T H, db2 = R^T 1 */
         double *gU = grad, *gb1 = gU + m->hidden * m->d, *gA = gb1 + m->hidden, *gb2 = gA + m->K * m->hidden;
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, d, n, 1.0, w->t, H, w->x, d, 1.0, gU, d);
@@ -437,6 +486,19 @@ static void accumulate(const dpt_model *m, int n, work *w, double *grad)
         break;
     }
     }
+}
+
+/* grad += w->gv, the convex gradient [dV_1 ... dV_P] (d x P K), in
+ * dptrain.h's layout of P blocks of d x K. */
+static void convex_add_gradient(const dpt_model *m, const work *w, double *grad)
+{
+    size_t d = m->d, K = m->K, PK = m->hidden * m->K;
+    for (size_t i = 0; i < m->hidden; i++)
+        for (size_t j = 0; j < d; j++) {
+            double *g = grad + (i * d + j) * K;
+            const double *s = w->gv + j * PK + i * K;
+            for (size_t c = 0; c < K; c++) g[c] += s[c];
+        }
 }
 
 /* One block of the batch: rows[0..n-1] gathered, forward, residuals,
@@ -460,12 +522,14 @@ double dpt_model_clipped_grad_sum(const dpt_model *m, const dpt_dataset *data, c
                                   double *grad, double *norms, dpa_error *err)
 {
     work w;
-    if (check_batch(m, data, rows, b, clip, grad, err) != DPA_OK || work_alloc(m, &w, err) != DPA_OK) return NAN;
+    if (check_batch(m, data, rows, b, clip, grad, err) != DPA_OK || work_alloc(m, &w, WORK_GRADIENT, err) != DPA_OK)
+        return NAN;
     double loss = 0.0;
     for (size_t r0 = 0; r0 < b; r0 += BLOCK) {
         int nb = (int)(b - r0 < BLOCK ? b - r0 : BLOCK);
         loss += block_grad(m, data, rows + r0, nb, clip, grad, norms ? norms + r0 : NULL, &w);
     }
+    if (w.gv_set) convex_add_gradient(m, &w, grad);
     work_free(&w);
     return loss;
 }
@@ -479,7 +543,7 @@ static int evaluate_sums(const dpt_model *m, const dpt_dataset *data, double *lo
     if (!m || check_data(m, data, NULL) != DPA_OK) return DPA_EINVAL;
     for (size_t k = 0; k < data->n; k++)
         if (check_label(m, data->y[k], k, NULL) != DPA_OK) return DPA_EINVAL;
-    if (work_alloc(m, &w, NULL) != DPA_OK) return DPA_ENOMEM;
+    if (work_alloc(m, &w, WORK_LOGITS, NULL) != DPA_OK) return DPA_ENOMEM;
     *loss = *hits = 0.0;
     for (size_t r0 = 0; r0 < data->n; r0 += BLOCK) {
         int nb = (int)(data->n - r0 < BLOCK ? data->n - r0 : BLOCK);
@@ -511,7 +575,7 @@ double dpt_model_smoothness(const dpt_model *m, const dpt_dataset *data)
 {
     if (!m || m->spec.kind == DPT_MODEL_RELU || check_data(m, data, NULL) != DPA_OK) return NAN;
     work w;
-    if (work_alloc(m, &w, NULL) != DPA_OK) return NAN;
+    if (work_alloc(m, &w, WORK_GATES, NULL) != DPA_OK) return NAN;
     double best = 0.0;
     for (size_t r0 = 0; r0 < data->n; r0 += BLOCK) {
         int nb = (int)(data->n - r0 < BLOCK ? data->n - r0 : BLOCK);
@@ -542,7 +606,7 @@ int dpt_model_bound_smoothness(const dpt_model *m, dpt_dataset *data, double bet
                         "model, got %g", 0.5 * floor_phi2, m->spec.kind == DPT_MODEL_SOFTMAX ? "softmax" : "convex",
                         beta);
     work w;
-    if ((st = work_alloc(m, &w, err))) return st;
+    if ((st = work_alloc(m, &w, WORK_GATES, err))) return st;
     for (size_t r0 = 0; r0 < data->n; r0 += BLOCK) {
         int nb = (int)(data->n - r0 < BLOCK ? data->n - r0 : BLOCK);
         double *X = data->x + r0 * m->d;
