@@ -21,6 +21,8 @@ DPTRAIN=${1:-./dptrain}
 OUT=${2:-docs/repro}
 EPOCHS=${EPOCHS:-3}
 DIR=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
+HERE=$(dirname "$0")
+. "$HERE/tune.sh"
 DATA="--data $DIR/train-images-idx3-ubyte.gz --labels $DIR/train-labels-idx1-ubyte.gz
       --test-data $DIR/t10k-images-idx3-ubyte.gz --test-labels $DIR/t10k-labels-idx1-ubyte.gz"
 mkdir -p "$OUT"
@@ -41,9 +43,7 @@ for setting in nonprivate sigma15 sigma5; do
         # shellcheck disable=SC2086
         "$DPTRAIN" sgd $spec $DATA $privacy --batch-size 1000 --learning-rate 1 --epochs "$EPOCHS" --seed 1 \
             --per-epoch --format json |
-            awk -v m="$setting $model" '/"per_epoch"/ { on = 1 } on && /"epoch":/ { e = $2; sub(/,/, "", e) }
-                on && /"epsilon":/ { p = $2; sub(/,/, "", p); gsub(/"/, "", p); if (p == "inf") p = -1 }
-                on && /"test_accuracy":/ { a = $2; sub(/,/, "", a); print m, e, p, a }' >>"$dat"
+            per_epoch "$setting $model" >>"$dat"
     done
 done
 cat "$dat"

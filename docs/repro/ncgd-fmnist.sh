@@ -32,12 +32,6 @@ EPOCHS=${EPOCHS:-5}
 DIR=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
 HERE=$(dirname "$0")
 . "$HERE/tune.sh"
-# per_epoch LABEL: "LABEL epoch eps accuracy" for each entry of the JSON report's per_epoch list on stdin
-per_epoch() {
-    awk -v m="$1" '/"per_epoch"/ { on = 1 } on && /"epoch":/ { e = $2; sub(/,/, "", e) }
-        on && /"epsilon":/ { p = $2; sub(/,/, "", p); gsub(/"/, "", p) }
-        on && /"test_accuracy":/ { a = $2; sub(/,/, "", a); print m, e, p, a }'
-}
 TRAIN="--data $DIR/train-images-idx3-ubyte.gz --labels $DIR/train-labels-idx1-ubyte.gz"
 TEST="--test-data $DIR/t10k-images-idx3-ubyte.gz --test-labels $DIR/t10k-labels-idx1-ubyte.gz"
 VALID="--test-fraction 0.1 --seed 100"

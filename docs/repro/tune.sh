@@ -1,4 +1,4 @@
-# tune.sh - sourced by the glmtron-*.sh reproduction scripts: the choice
+# tune.sh - sourced by the reproduction scripts: the choice
 # of hyperparameters the papers leave open, made the same way for every
 # algorithm.  A "config" is a list of dptrain options with ':' for spaces,
 # e.g. "--clip:1:--learning-rate:1e-2".  Each config is run once on a
@@ -33,4 +33,13 @@ tune() {
         fi
     done
     echo "$best"
+}
+
+# per_epoch LABEL: "LABEL epoch eps accuracy" for each entry of the per_epoch
+# list of a dptrain JSON report on stdin (one field a line); an eps of "inf"
+# (a run without noise) is written -1
+per_epoch() {
+    awk -v m="$1" '/"per_epoch"/ { on = 1 } on && /"epoch":/ { e = $2; sub(/,/, "", e) }
+        on && /"epsilon":/ { p = $2; sub(/,/, "", p); gsub(/"/, "", p); if (p == "inf") p = -1 }
+        on && /"test_accuracy":/ { a = $2; sub(/,/, "", a); print m, e, p, a }'
 }
