@@ -405,63 +405,40 @@ START_TEST(calibration_against_the_note)
 }
 END_TEST
 
+/* One bad option each, set on the defaults: DPA_EINVAL, and the message
+ * names it (NULL: any message). */
+static void set_learning_rate(dpt_glm_options *o) { o->learning_rate = -1.0; }
+static void set_delta(dpt_glm_options *o) { o->delta = 1.0; }
+static void set_mb_batch(dpt_glm_options *o) { o->algorithm = DPT_DP_MBGLMTRON; o->batch_size = 60; }
+static void set_public_without_data(dpt_glm_options *o) { o->clip_rule = DPT_CLIP_PUBLIC; }
+static void set_private_rule(dpt_glm_options *o) { o->clip_rule = DPT_CLIP_PRIVATE; }   /* not DP-GLMtron's */
+static void set_unknown_rule(dpt_glm_options *o) { o->clip_rule = (dpt_clip_rule)7; }
+static void set_ftrl_threshold(dpt_glm_options *o) { o->algorithm = DPT_DP_FTRL; o->clip_rule = DPT_CLIP_PUBLIC; }
+static void set_ftrl_batch(dpt_glm_options *o) { o->algorithm = DPT_DP_FTRL; o->batch_size = 51; }
+static void set_unknown_algorithm(dpt_glm_options *o) { o->algorithm = (dpt_algorithm)9; }
+static void set_init_scale(dpt_glm_options *o) { o->init_scale = -1.0; }
+
 START_TEST(bad_options)
 {
+    static const struct { void (*set)(dpt_glm_options *); const char *named; } cases[] = {
+        { set_learning_rate, "learning rate" }, { set_delta, "delta" }, { set_mb_batch, NULL },
+        { set_public_without_data, "public" }, { set_private_rule, NULL }, { set_unknown_rule, "clip rule" },
+        { set_ftrl_threshold, "DP-FTRL" }, { set_ftrl_batch, "batch size" },
+        { set_unknown_algorithm, "unknown algorithm" }, { set_init_scale, "initial scale" },
+    };
     dpt_dataset D = toy(50, 3, 1);
-    dpt_glm_options o;
-    dpt_glm_defaults(&o);
-    dpt_glm_result r;
-    dpa_error err = { 0 };
-    o.learning_rate = -1.0;
-    if (!o.rng) o.rng = test_rng(o.seed);
-    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.message, "learning rate"));
-    dpt_glm_defaults(&o);
-    o.delta = 1.0;
-    if (!o.rng) o.rng = test_rng(o.seed);
-    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.message, "delta"));
-    dpt_glm_defaults(&o);
-    o.algorithm = DPT_DP_MBGLMTRON;
-    o.batch_size = 60;
-    if (!o.rng) o.rng = test_rng(o.seed);
-    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
-    dpt_glm_defaults(&o);
-    o.clip_rule = DPT_CLIP_PUBLIC;       /* no public data */
-    if (!o.rng) o.rng = test_rng(o.seed);
-    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.message, "public"));
-    dpt_glm_defaults(&o);
-    o.clip_rule = DPT_CLIP_PRIVATE;      /* DP-GLMtron: not its rule */
-    if (!o.rng) o.rng = test_rng(o.seed);
-    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
-    dpt_glm_defaults(&o);
-    o.clip_rule = (dpt_clip_rule)7;
-    if (!o.rng) o.rng = test_rng(o.seed);
-    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.message, "clip rule"));
-    dpt_glm_defaults(&o);
-    o.algorithm = DPT_DP_FTRL;
-    o.clip_rule = DPT_CLIP_PUBLIC;       /* DP-FTRL: a fixed clip only */
-    if (!o.rng) o.rng = test_rng(o.seed);
-    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.message, "DP-FTRL"));
-    dpt_glm_defaults(&o);
-    o.algorithm = DPT_DP_FTRL;
-    o.batch_size = 51;
-    if (!o.rng) o.rng = test_rng(o.seed);
-    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.message, "batch size"));
-    dpt_glm_defaults(&o);
-    o.algorithm = (dpt_algorithm)9;
-    if (!o.rng) o.rng = test_rng(o.seed);
-    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.message, "unknown algorithm"));
-    dpt_glm_defaults(&o);
-    o.init_scale = -1.0;
-    if (!o.rng) o.rng = test_rng(o.seed);
-    ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.message, "initial scale"));
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        dpt_glm_options o;
+        dpt_glm_result r;
+        dpa_error err = { 0 };
+        dpt_glm_defaults(&o);
+        cases[c].set(&o);
+        o.rng = test_rng(o.seed);
+        ck_assert_int_eq(dpt_glm_train(&D, &o, &r, &err), DPA_EINVAL);
+        if (cases[c].named)
+            ck_assert_msg(strstr(err.message, cases[c].named), "case %zu: '%s' does not name %s", c, err.message,
+                          cases[c].named);
+    }
     toy_free(&D);
 }
 END_TEST
