@@ -36,6 +36,7 @@ echo "|---|---|---|---|---|---|---|---|"
 for eps in 0.2 0.5 1; do
     case $eps in 0.2) M=62000 ;; 0.5) M=28000 ;; *) M=15000 ;; esac
     for rule in fixed histogram; do
+        echo "glmtron-histogram: eps $eps, $rule clip" >&2
         case $rule in
             fixed) extra="--threshold fixed --clip 1"; more=0 ;;
             *) extra="--threshold histogram --estimate-size $M"; more=$M ;;

@@ -53,6 +53,7 @@ echo "|---|---|---|---|---|---|---|---|---|"
 for eps in 0.05 0.2 0.5; do
     means=""; medians=""
     for alg in dp-relu-sgd dp-glmtron dp-mbglmtron dp-taglmtron; do
+        echo "glmtron-table4: eps $eps, $alg" >&2
         # shellcheck disable=SC2046
         best=$(tune excess_risk "$(grid "$alg")" "$DPTRAIN" "$alg" $(problem 100 "$eps") $(fixed "$alg"))
         chosen="$chosen

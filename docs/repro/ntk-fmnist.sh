@@ -35,6 +35,7 @@ echo "# non-private NTK test accuracy (mean of 3 seeds): $base" >"$dat"
 echo "# beta  eps  test_accuracy(mean of 3)  k_max(exact RDP)  k_paper  M" >>"$dat"
 for beta in 1e-5 1e-4; do
     for eps in 0.5 1 2 4 8; do
+        echo "ntk-fmnist: beta $beta, eps $eps" >&2
         acc=0; kmax=0; kpaper=0; M=0; ok=1
         for seed in 1 2 3; do
             if ! $DPTRAIN ntk $data --beta "$beta" --epsilon "$eps" --seed "$seed" --json --quiet >"$OUT/.ntk.json" 2>/dev/null; then

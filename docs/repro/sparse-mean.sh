@@ -29,6 +29,7 @@ run() {
 }
 
 header="projection  se  compressed  se  dense  se (l2 error of the mean)"
+echo "sparse-mean: n, s and d varied" >&2
 f="$OUT/sparse-mean-n.dat"
 echo "# n  $header; d = 1000, s = 10" >"$f"
 for n in 1000 3000 10000 30000 100000; do echo "$n $(run n=$n,d=1000,s=10)" >>"$f"; done

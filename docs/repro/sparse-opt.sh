@@ -28,6 +28,7 @@ field() { awk -F'[:,]' -v k="\"$1\"" '$1 ~ k { gsub(/ /, "", $2); print $2 + 0; 
 dat="$OUT/sparse-opt.dat"
 echo "# n_train  erm_projected  erm_dense  sgd_bias_reduced  sgd_dense  w=0  (excess regularised risk, mean of 3 seeds)  sgd_steps_br  sgd_steps_dense" >"$dat"
 for N in 1250 2500 6250 12500 62500; do
+    echo "sparse-opt: N = $N" >&2
     spec="n=$N,d=1000,s=10,zipf=0,wstar_support=1000,wstar_norm=60"
     sums="0 0 0 0 0 0 0"
     for seed in 1 2 3; do
@@ -67,6 +68,7 @@ stats() {   # lines "loss acc rounds lambda" -> the lambdas (a/b/c), mean and sd
                for (i = 1; i <= NR; i++) { vl += (l[i] - ml)^2 / (NR - 1); va += (a[i] - ma)^2 / (NR - 1) }
                printf "%s %.6f %.6f %.4f %.4f %.3g\n", lam, ml, sqrt(vl), ma, sqrt(va), r / NR }'
 }
+echo "sparse-opt: lambda chosen by random stopping against fixed lambdas" >&2
 for lam in $(echo "$LAMBDAS" | tr ',' ' '); do
     for seed in 1 2 3; do
         $DPTRAIN sparse-erm --synthetic "$spec,seed=$seed" --seed "$seed" --delta 0 --lambda "$lam" --json --quiet \
