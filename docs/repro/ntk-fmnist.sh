@@ -25,28 +25,32 @@ data="$data --test-data $D/t10k-images-idx3-ubyte.gz --test-labels $D/t10k-label
 data="$data --train-per-class 100 --test-per-class 100"
 field() { awk -F'[:,]' -v k="\"$1\"" '$1 ~ k { gsub(/ /, "", $2); print $2 + 0; exit }'; }
 
+meansd() { awk '{ m = 0; for (i = 1; i <= NF; i++) m += $i; m /= NF; q = 0
+    for (i = 1; i <= NF; i++) q += ($i - m)^2; printf "%.6g %.6g", m, sqrt(q / (NF - 1)) }'; }   # of the values on a line
+
 dat="$OUT/ntk-fmnist.dat"
-base=0
+base=""
 for seed in 1 2 3; do
-    a=$($DPTRAIN ntk $data --non-private --seed "$seed" --json --quiet | field test_accuracy)
-    base=$(awk -v s="$base" -v a="$a" 'BEGIN { print s + a / 3 }')
+    base="$base $($DPTRAIN ntk $data --non-private --seed "$seed" --json --quiet | field test_accuracy)"
 done
-echo "# non-private NTK test accuracy (mean of 3 seeds): $base" >"$dat"
-echo "# beta  eps  test_accuracy(mean of 3)  k_max(exact RDP)  k_paper  M" >>"$dat"
+basemean=$(echo "$base" | meansd | awk '{ print $1 }')
+echo "# non-private NTK test accuracy (mean and standard deviation of 3 seeds): $(echo "$base" | meansd)" >"$dat"
+echo "# beta  eps  test_accuracy(mean of 3)  k_max(exact RDP)  k_paper  M  test_accuracy(std of 3)" >>"$dat"
 for beta in 1e-5 1e-4; do
     for eps in 0.5 1 2 4 8; do
         echo "ntk-fmnist: beta $beta, eps $eps" >&2
-        acc=0; kmax=0; kpaper=0; M=0; ok=1
+        accs=""; kmax=0; kpaper=0; M=0; ok=1
         for seed in 1 2 3; do
             if ! $DPTRAIN ntk $data --beta "$beta" --epsilon "$eps" --seed "$seed" --json --quiet >"$OUT/.ntk.json" 2>/dev/null; then
                 ok=0; break       # no k >= 1 admissible at this budget
             fi
-            a=$(field test_accuracy <"$OUT/.ntk.json")
-            acc=$(awk -v s="$acc" -v a="$a" 'BEGIN { print s + a / 3 }')
+            accs="$accs $(field test_accuracy <"$OUT/.ntk.json")"
             kmax=$(field k_max <"$OUT/.ntk.json"); kpaper=$(field k_paper <"$OUT/.ntk.json"); M=$(field M <"$OUT/.ntk.json")
         done
-        if [ "$ok" -eq 1 ]; then echo "$beta $eps $acc $kmax $kpaper $M" >>"$dat"
-        else echo "$beta $eps NaN 0 NaN NaN" >>"$dat"; fi
+        if [ "$ok" -eq 1 ]; then
+            set -- $(echo "$accs" | meansd)
+            echo "$beta $eps $1 $kmax $kpaper $M $2" >>"$dat"
+        else echo "$beta $eps NaN 0 NaN NaN NaN" >>"$dat"; fi
     done
     echo >>"$dat"; echo >>"$dat"
 done
@@ -63,7 +67,7 @@ set yrange [0:1]
 set key bottom right
 plot "$dat" index 0 using 2:3 with linespoints lw 2 title "private, beta = 1e-5", \
      "$dat" index 1 using 2:3 with linespoints lw 2 title "private, beta = 1e-4", \
-     $base with lines dt 2 lw 2 title "non-private NTK"
+     $basemean with lines dt 2 lw 2 title "non-private NTK"
 set ylabel "GSM samples k"
 set logscale y
 set yrange [*:*]
