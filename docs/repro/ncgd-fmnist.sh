@@ -64,7 +64,7 @@ set output "$OUT/ncgd-fmnist.png"
 set multiplot layout 1,2 title "Koskela (arXiv 2024) on Fashion-MNIST: test accuracy against certified eps (delta = 1e-5, batch 1000, $EPOCHS epochs)"
 set xlabel "epsilon (after each epoch)"
 set ylabel "test accuracy"
-set key bottom right
+set key center right
 do for [s in "15 5"] {
     set title sprintf("sigma = %s", s)
     f = sprintf("$OUT/ncgd-fmnist-sigma%s.dat", s)
