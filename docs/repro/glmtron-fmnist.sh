@@ -66,9 +66,7 @@ for eps in 0.05 0.2 0.5; do
             # shellcheck disable=SC2046
             "$DPTRAIN" "$alg" $(problem "$s" "$eps") $(fixed "$alg") $(expand "$cfg") --format json |
                 awk -F': ' '/"test_loss"/ { sub(/,$/, "", $2); print $2 }'
-            s=$((s + 1)); done | awk '{ v[NR] = $1; a += $1 } END { m = a / NR; q = 0
-                for (i = 1; i <= NR; i++) q += (v[i] - m)^2
-                printf "%.4g ± %.2g", m, (NR > 1 ? sqrt(q / (NR - 1)) : 0) }')
+            s=$((s + 1)); done | meansd | awk '{ printf "%.4g ± %.2g", $1, $2 }')
         row="$row | $m"
     done
     echo "$row |"

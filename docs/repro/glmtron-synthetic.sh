@@ -76,8 +76,7 @@ for decay in 2 3; do
                     vals="$vals $v"
                     s=$((s + 1))
                 done
-                line="$line $(echo "$vals" | awk '{ m = 0; for (i = 1; i <= NF; i++) m += $i; m /= NF;
-                    v = 0; for (i = 1; i <= NF; i++) v += ($i - m)^2; printf "%.6g %.6g", m, sqrt(v / (NF > 1 ? NF - 1 : 1)) }')"
+                line="$line $(echo "$vals" | meansd)"
             done
             echo "$line" >>"$dat"
             N=$((N + 100))

@@ -25,8 +25,7 @@ data="$data --test-data $D/t10k-images-idx3-ubyte.gz --test-labels $D/t10k-label
 data="$data --train-per-class 100 --test-per-class 100"
 field() { awk -F'[:,]' -v k="\"$1\"" '$1 ~ k { gsub(/ /, "", $2); print $2 + 0; exit }'; }
 
-meansd() { awk '{ m = 0; for (i = 1; i <= NF; i++) m += $i; m /= NF; q = 0
-    for (i = 1; i <= NF; i++) q += ($i - m)^2; printf "%.6g %.6g", m, sqrt(q / (NF - 1)) }'; }   # of the values on a line
+. "$(dirname "$0")/tune.sh"     # meansd
 
 dat="$OUT/ntk-fmnist.dat"
 base=""

@@ -43,3 +43,10 @@ per_epoch() {
         on && /"epsilon":/ { p = $2; sub(/,/, "", p); gsub(/"/, "", p); if (p == "inf") p = -1 }
         on && /"test_accuracy":/ { a = $2; sub(/,/, "", a); print m, e, p, a }'
 }
+
+# meansd: "mean standard-deviation" (%.6g, the sample deviation, 0 for one
+# value) of the numbers on stdin, on one line or several
+meansd() {
+    tr '\n' ' ' | awk '{ m = 0; for (i = 1; i <= NF; i++) m += $i; m /= NF; q = 0
+        for (i = 1; i <= NF; i++) q += ($i - m)^2; printf "%.6g %.6g", m, sqrt(q / (NF > 1 ? NF - 1 : 1)) }'
+}
